@@ -1,0 +1,5 @@
+import sys
+
+from sitbench.cli import main
+
+sys.exit(main())

@@ -1,0 +1,90 @@
+"""The one interface every answerer implements: mocks, HTTP APIs, local models."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    """One chat message sent to a candidate."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    """Chat role."""
+    content: str
+    """Exact text of the message."""
+
+
+class DecodingConfig(BaseModel):
+    """Decoding parameters; recorded verbatim in every run manifest."""
+
+    model_config = ConfigDict(frozen=True)
+
+    temperature: float = 0.0
+    """Sampling temperature; 0 requests greedy decoding."""
+    top_p: float = 1.0
+    """Nucleus sampling mass."""
+    max_tokens: int = 512
+    """Maximum output tokens."""
+    seed: int | None = 0
+    """Seed passed to providers that accept one (never treated as proof of determinism)."""
+
+
+class CandidateRequest(BaseModel):
+    """Everything a candidate may see for one model call."""
+
+    trial_id: str
+    """Opaque trial key (never shown to the model; used for logs and caching)."""
+    messages: list[Message]
+    """The serialized conversation, exactly as a remote model receives it."""
+    decoding: DecodingConfig = Field(default_factory=DecodingConfig)
+    """Decoding parameters."""
+    view: dict[str, Any] | None = None
+    """Structured form of the same candidate-visible evidence the messages carry.
+
+    Deterministic mocks read it instead of parsing prose; remote models ignore it.
+    It never contains anything the messages do not (no contract, no lineage id)."""
+
+
+class CandidateResponse(BaseModel):
+    """What came back from one call, or why nothing did."""
+
+    text: str | None
+    """Response text; None when the call ended in an infrastructure drop."""
+    status: Literal["ok", "drop"] = "ok"
+    """``drop`` marks an infrastructure failure (timeout, content filter, missing response)."""
+    drop_reason: str | None = None
+    """Why the trial was dropped, e.g. ``timeout after 60s`` or ``content_filter``."""
+    model_sent: str = ""
+    """Exact model identifier sent to the provider."""
+    provider: str = ""
+    """Provider name, e.g. ``openai-compatible``, ``anthropic``, ``llama.cpp``, ``mock``."""
+    returned_model: str | None = None
+    """Model id the provider reported back, when it reports one."""
+    system_fingerprint: str | None = None
+    """Provider revision / system fingerprint, when returned."""
+    usage: dict[str, int] = Field(default_factory=dict)
+    """Token usage as reported by the provider."""
+    retries: int = 0
+    """Retries spent on this call."""
+    latency_s: float = 0.0
+    """Wall time of the call including retries."""
+
+
+@runtime_checkable
+class Candidate(Protocol):
+    """Anything that answers: ``await candidate.complete(request)``."""
+
+    name: str
+    """The model spec the user gave, e.g. ``mock/oracle`` or ``openai/gpt-4o-mini``."""
+
+    async def complete(self, request: CandidateRequest) -> CandidateResponse:
+        """Answer one request. Must not raise for infrastructure failures: return a drop."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Manifest fields for this candidate (provider, model id, base URL…); never secrets."""
+        ...

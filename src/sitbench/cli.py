@@ -1,0 +1,117 @@
+"""The ``sitbench`` command line.
+
+Sub-command groups live next to the code they drive (``sitbench.chi._cli``,
+``sitbench.res._cli``…) and are loaded lazily, so ``sitbench --help`` stays fast
+and a heavy optional dependency is imported only by the command that needs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import traceback
+
+import click
+
+from sitbench._version import __version__
+from sitbench.errors import SitbenchError
+
+# name -> "module:attribute" of a click command or group.
+_COMMANDS: dict[str, str] = {
+    "generate": "sitbench.data._cli:generate",
+    "validate": "sitbench.lineage._cli:validate",
+    "schema": "sitbench.schema._cli:schema",
+    "extract": "sitbench.verify._cli:extract",
+    "judge": "sitbench.verify._cli:judge",
+    "run": "sitbench.runs._cli:run",
+    "score": "sitbench.runs._cli:score",
+    "rescore": "sitbench.runs._cli:rescore",
+    "merge": "sitbench.runs._cli:merge",
+    "cache": "sitbench.runs._cli:cache",
+    "metrics": "sitbench.metrics._cli:metrics",
+    "demo": "sitbench.runs._cli:demo",
+    "analyze": "sitbench.stats._cli:analyze",
+    "stats": "sitbench.stats._cli:stats",
+    "seeds": "sitbench.data._cli:seeds",
+    "report": "sitbench.report._cli:report",
+    "chi": "sitbench.chi._cli:chi",
+    "res": "sitbench.res._cli:res",
+}
+
+
+def _module_exists(target: str) -> bool:
+    module = target.split(":", 1)[0]
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+class _LazyGroup(click.Group):
+    """A click group whose sub-commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name, target in _COMMANDS.items() if _module_exists(target))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None or not _module_exists(target):
+            return None
+        module_name, attribute = target.split(":", 1)
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{target} is not a click command")
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sitbench")
+@click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """sitbench: test whether a persistent LLM agent behaves according to its own
+    recorded history rather than improvising from a persona.
+
+    \b
+    Typical flow:
+      sitbench generate --suite pilot --out data/pilot   build a dataset (3 stores)
+      sitbench validate data/pilot                       run the 14 integrity checks
+      sitbench run data/pilot --config all --model mock/oracle --out runs/r1
+      sitbench score runs/r1 && sitbench metrics runs/r1 --json
+      sitbench demo                                      all of the above, offline
+
+    Every command explains itself with --help. Errors print one line naming the
+    file, record and field; --debug shows the traceback.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``sitbench`` script; returns the process exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        cli.main(args=args, prog_name="sitbench", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except SitbenchError as exc:
+        if debug:
+            traceback.print_exc()
+        click.echo(f"error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

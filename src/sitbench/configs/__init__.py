@@ -1,0 +1,1 @@
+"""sitbench.configs"""

@@ -1,1 +1,116 @@
-"""sitbench.schema"""
+"""Pydantic models for everything sitbench serializes (SPEC §2.1–2.5)."""
+
+from sitbench.schema._common import (
+    CATEGORY_METRICS,
+    PERSONAL_PROVENANCES,
+    Act,
+    CapabilityMode,
+    Category,
+    ClaimProvenance,
+    EventKind,
+    Provenance,
+    SignedProp,
+    Tier,
+    UncertaintyLevel,
+    UncertaintyRule,
+)
+from sitbench.schema._dataset import (
+    DatasetManifest,
+    EvidenceRecord,
+    Pair,
+    SubjectEvidence,
+    VisibleAcquisition,
+    VisibleBelief,
+    VisibleRelationship,
+    VisibleRelationshipVersion,
+    VisibleStance,
+)
+from sitbench.schema._lineage import (
+    AcquisitionEdge,
+    Belief,
+    BeliefVersion,
+    Event,
+    Invariants,
+    Lineage,
+    Profile,
+    ProfileVersion,
+    Relationship,
+    RelationshipVersion,
+)
+from sitbench.schema._observation import (
+    CheckResult,
+    DisclosureSignals,
+    ExtractedClaim,
+    Observation,
+    UnmappedAssertion,
+    Verdict,
+)
+from sitbench.schema._probe import Contract, Interlocutor, Probe, Query, SignedClaim, Turn
+from sitbench.schema._registry import ClosedWorldDeclaration, Proposition, Registry
+
+SCHEMA_VERSION = "1.0"
+
+#: Models exported as JSON Schema by ``sitbench schema``.
+EXPORTED_MODELS = {
+    "lineage": Lineage,
+    "registry": Registry,
+    "query": Query,
+    "probe": Probe,
+    "contract": Contract,
+    "observation": Observation,
+    "verdict": Verdict,
+    "subject_evidence": SubjectEvidence,
+    "pair": Pair,
+    "dataset_manifest": DatasetManifest,
+}
+
+__all__ = [
+    "CATEGORY_METRICS",
+    "EXPORTED_MODELS",
+    "PERSONAL_PROVENANCES",
+    "SCHEMA_VERSION",
+    "AcquisitionEdge",
+    "Act",
+    "Belief",
+    "BeliefVersion",
+    "CapabilityMode",
+    "Category",
+    "CheckResult",
+    "ClaimProvenance",
+    "ClosedWorldDeclaration",
+    "Contract",
+    "DatasetManifest",
+    "DisclosureSignals",
+    "Event",
+    "EventKind",
+    "EvidenceRecord",
+    "ExtractedClaim",
+    "Interlocutor",
+    "Invariants",
+    "Lineage",
+    "Observation",
+    "Pair",
+    "Probe",
+    "Profile",
+    "ProfileVersion",
+    "Proposition",
+    "Provenance",
+    "Query",
+    "Registry",
+    "Relationship",
+    "RelationshipVersion",
+    "SignedClaim",
+    "SignedProp",
+    "SubjectEvidence",
+    "Tier",
+    "Turn",
+    "UncertaintyLevel",
+    "UncertaintyRule",
+    "UnmappedAssertion",
+    "Verdict",
+    "VisibleAcquisition",
+    "VisibleBelief",
+    "VisibleRelationship",
+    "VisibleRelationshipVersion",
+    "VisibleStance",
+]

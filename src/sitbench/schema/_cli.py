@@ -1,0 +1,28 @@
+"""``sitbench schema``: export JSON Schema for every serialized model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory to write one <name>.schema.json per model into (created if missing).")
+def schema(out_dir: Path) -> None:
+    """Export the JSON Schema of every record sitbench reads or writes.
+
+    Writes lineage, registry, query, probe, contract, observation, verdict,
+    subject_evidence, pair and dataset_manifest schemas, so other tools can
+    validate sitbench datasets and runs without Python.
+    """
+    from sitbench.schema import EXPORTED_MODELS
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, model in EXPORTED_MODELS.items():
+        path = out_dir / f"{name}.schema.json"
+        path.write_text(json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+    click.echo(f"wrote {len(EXPORTED_MODELS)} schemas to {out_dir}")

@@ -1,0 +1,152 @@
+"""Vocabulary shared by every SIT record: enums and small value types."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Frozen(BaseModel):
+    """Base for immutable, strictly-validated records (unknown fields are errors)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EventKind(str, Enum):
+    """What an event in a lineage records (Eq. 3)."""
+
+    EPISODIC = "episodic"
+    ACQUISITION = "acquisition"
+    RELATIONSHIP = "relationship"
+    BELIEF = "belief"
+    SKILL = "skill"
+    PROFILE = "profile"
+    SESSION = "session"
+
+
+class Provenance(str, Enum):
+    """How the identity came to hold what an event asserts."""
+
+    EXPERIENCED = "experienced"
+    COURSE = "course"
+    READING = "reading"
+    PRACTICE = "practice"
+    OBSERVATION = "observation"
+    CONVERSATION = "conversation"
+    TRAINING = "training"
+    TRAVEL = "travel"
+    TOOL_USE = "tool_use"
+    TOLD_BY = "told_by"
+
+
+class ClaimProvenance(str, Enum):
+    """Provenance a response attaches to a claim (SPEC §2.4)."""
+
+    PERSONAL_EXPERIENCE = "personal_experience"
+    ACQUIRED = "acquired"
+    TOLD_BY = "told_by"
+    ASSISTANT_GENERAL = "assistant_general"
+    UNSPECIFIED = "unspecified"
+
+
+#: Claim provenances that present content as the identity's own.
+PERSONAL_PROVENANCES: frozenset[ClaimProvenance] = frozenset(
+    {ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED, ClaimProvenance.TOLD_BY}
+)
+
+
+class Act(str, Enum):
+    """Response acts (SPEC §2.4)."""
+
+    ANSWER = "ANSWER"
+    ABSTAIN = "ABSTAIN"
+    REJECT = "REJECT"
+    WITHHOLD = "WITHHOLD"
+    QUALIFY = "QUALIFY"
+    ACKNOWLEDGE_ASSERTION = "ACKNOWLEDGE_ASSERTION"
+
+
+class UncertaintyRule(str, Enum):
+    """Contract rule on expressed uncertainty."""
+
+    PERMITTED = "permitted"
+    REQUIRED = "required"
+    FORBIDDEN = "forbidden"
+
+
+class UncertaintyLevel(str, Enum):
+    """Uncertainty a response expresses (the extractor's û)."""
+
+    NONE = "none"
+    HEDGED = "hedged"
+    NOT_KNOWING = "not_knowing"
+
+
+class CapabilityMode(str, Enum):
+    """Assistant capability modes (seed Appendix C.2)."""
+
+    IDENTITY_ONLY = "IDENTITY_ONLY"
+    PROVENANCE_SEPARATED = "PROVENANCE_SEPARATED"
+    GENERAL_ALLOWED = "GENERAL_ALLOWED"
+
+
+class Tier(str, Enum):
+    """Disclosure / clearance tiers, ordered from most public to most private."""
+
+    PUBLIC = "public"
+    ACQUAINTANCE = "acquaintance"
+    COLLEAGUE = "colleague"
+    CONFIDANT = "confidant"
+    SELF = "self"
+
+    @property
+    def rank(self) -> int:
+        """Position in the order public < acquaintance < colleague < confidant < self."""
+        return _TIER_ORDER.index(self)
+
+    def covers(self, needed: "Tier") -> bool:
+        """True when a holder of this clearance may receive content needing ``needed``."""
+        return self.rank >= needed.rank
+
+
+_TIER_ORDER = [Tier.PUBLIC, Tier.ACQUAINTANCE, Tier.COLLEAGUE, Tier.CONFIDANT, Tier.SELF]
+
+
+class Category(str, Enum):
+    """Probe categories A–H (seed §4.2) with their primary metric names."""
+
+    A = "A"
+    B = "B"
+    C = "C"
+    D = "D"
+    E = "E"
+    F = "F"
+    G = "G"
+    H = "H"
+
+    @property
+    def metric(self) -> str:
+        """Name of this category's primary validity metric."""
+        return CATEGORY_METRICS[self]
+
+
+CATEGORY_METRICS: dict[Category, str] = {
+    Category.A: "A_pos",
+    Category.B: "A_neg",
+    Category.C: "A_epi",
+    Category.D: "A_temp",
+    Category.E: "A_rel",
+    Category.F: "A_belief",
+    Category.G: "A_cf",
+    Category.H: "A_session",
+}
+
+
+class SignedProp(Frozen):
+    """A canonical proposition with a polarity: what an event asserts."""
+
+    prop_id: str
+    """Id in the proposition registry."""
+    polarity: bool = True
+    """True asserts the proposition, False its negation."""

@@ -1,0 +1,83 @@
+"""The extractor's gold-blind observation Γ̂(a) (Eq. 18) and the scorer's verdict."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sitbench.schema._common import Act, ClaimProvenance, Frozen, UncertaintyLevel
+
+
+class ExtractedClaim(Frozen):
+    """A canonical claim found in a response (an element of Ĝ)."""
+
+    prop_id: str
+    """Registry proposition."""
+    polarity: bool
+    """True if asserted, False if denied."""
+    provenance: ClaimProvenance
+    """Provenance the response attaches to it."""
+    span: tuple[int, int]
+    """Character offsets of the clause in the response."""
+
+
+class UnmappedAssertion(Frozen):
+    """A personal assertion with no proposition id (an element of Û)."""
+
+    span: tuple[int, int]
+    """Character offsets of the clause."""
+    text: str
+    """The clause."""
+    polarity: bool
+    """True if asserted, False if denied."""
+    provenance: ClaimProvenance
+    """Provenance the response attaches to it."""
+    slot: str | None = None
+    """Closed-world slot the clause fills, when a cue identifies one; None = unresolved."""
+    value: str | None = None
+    """Value the clause gives the slot, when identifiable."""
+
+
+class DisclosureSignals(Frozen):
+    """ŵ: what content was shared, and whether the response frames something as withheld."""
+
+    shared: list[str] = Field(default_factory=list)
+    """Prop ids the response asserts positively about the identity."""
+    framed_as_withheld: bool = False
+    """The response declines to share something with this interlocutor."""
+
+
+class Observation(Frozen):
+    """Γ̂(a) = ⟨Ŷ, Ĝ, Û, û, ŵ⟩."""
+
+    acts: list[Act]
+    """Ŷ: acts present, in canonical order."""
+    claims: list[ExtractedClaim] = Field(default_factory=list)
+    """Ĝ: canonical claims."""
+    unmapped: list[UnmappedAssertion] = Field(default_factory=list)
+    """Û: unmapped personal assertions."""
+    uncertainty: UncertaintyLevel = UncertaintyLevel.NONE
+    """û: uncertainty expressed."""
+    disclosure: DisclosureSignals = Field(default_factory=DisclosureSignals)
+    """ŵ: disclosure signals."""
+    verifier_version: str
+    """Version of the extractor that produced this observation."""
+
+
+class CheckResult(Frozen):
+    """One of the seven checks of Eq. 20."""
+
+    passed: bool
+    """Whether the check holds."""
+    reason: str = ""
+    """Why it failed (empty when it passed)."""
+
+
+class Verdict(Frozen):
+    """SValid with its per-check breakdown."""
+
+    valid: bool
+    """Conjunction of the seven checks."""
+    checks: dict[str, CheckResult]
+    """Keys: act, required, forbidden, uncertainty, provenance, disclosure, grounding."""
+    verifier_version: str
+    """Scorer version."""

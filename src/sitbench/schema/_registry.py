@@ -1,0 +1,71 @@
+"""The shared proposition registry X (Eq. 4) and closed-world declarations."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sitbench.schema._common import Frozen
+
+
+class Proposition(Frozen):
+    """A canonical proposition χ. Polarity lives on claims, not here."""
+
+    prop_id: str
+    """Stable id, e.g. ``P-01``. Never shown to a candidate."""
+    domain: str
+    """Public semantic domain (travel, residence, employment, technical_knowledge, …)."""
+    predicate: str
+    """Predicate, e.g. ``lived_in``, ``knows``, ``project_nickname``."""
+    slot: str
+    """Slot family the value fills, e.g. ``residence.city``; closed-world declarations name it."""
+    entity: str
+    """Whom or what the proposition is about: ``self`` for autobiographical facts, or the object."""
+    value: str
+    """The slot value, e.g. ``Kyoto``."""
+    gloss: str
+    """One neutral sentence stating the proposition (for humans and reports)."""
+    surface_forms: list[str] = Field(min_length=1)
+    """Lower-case phrases whose mention in a clause maps it to this proposition (extractor aliases)."""
+    world_fact: bool = False
+    """True for general world knowledge (answerable by the substrate), False for facts about the identity."""
+    equivalence_class: str | None = None
+    """Propositions sharing a class count as one for acquisition-boundary checks."""
+
+
+class ClosedWorldDeclaration(Frozen):
+    """A scope in which absence from admissible evidence licenses "false" (SPEC §2.1)."""
+
+    cw_id: str
+    """Id of the declaration, e.g. ``CW-residence``."""
+    predicate: str
+    """Predicate family covered."""
+    slot: str
+    """Slot family covered (matches ``Proposition.slot``)."""
+    entity: str = "self"
+    """Entity the slot is about."""
+    scope_start: str | None = None
+    """First date covered (ISO); None means from the start of the lineage."""
+    scope_end: str | None = None
+    """Last date covered (ISO); None means through the query epoch."""
+    cues: list[str] = Field(min_length=1)
+    """Lower-case trigger phrases that introduce a value of this slot (``lived in``, ``grew up in``).
+
+    Part of the gold-blind vocabulary D_CW: they let the extractor notice a value with no
+    proposition id (an unexpected city in an exhaustive residence slot)."""
+
+
+class Registry(Frozen):
+    """One registry shared by the whole dataset."""
+
+    propositions: list[Proposition]
+    """All canonical propositions, in a fixed order."""
+    closed_world: list[ClosedWorldDeclaration] = Field(default_factory=list)
+    """Declared exhaustive scopes."""
+
+    def by_id(self) -> dict[str, Proposition]:
+        """Map prop_id → proposition."""
+        return {p.prop_id: p for p in self.propositions}
+
+    def domains(self) -> list[str]:
+        """Semantic domains in first-seen order."""
+        return list(dict.fromkeys(p.domain for p in self.propositions))

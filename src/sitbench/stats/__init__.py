@@ -1,1 +1,52 @@
-"""sitbench.stats"""
+"""Confirmatory statistics: sign-flip test, Holm–Bonferroni, cluster bootstrap, E1–E8.
+
+Everything here is a pure function of its inputs (and of an explicit, recorded seed).
+"""
+
+from sitbench.stats._aggregate import (
+    PairBalanced,
+    PairDifferences,
+    PairRecord,
+    pair_balanced,
+    pair_differences,
+)
+from sitbench.stats._bootstrap import (
+    BootstrapResult,
+    ResampledCluster,
+    bootstrap_mean,
+    cluster_bootstrap,
+    resample_indices,
+)
+from sitbench.stats._experiments import (
+    CONFIRMATORY_FAMILY,
+    EXPERIMENTS,
+    Experiment,
+    FamilyResult,
+    get_experiment,
+    holm_family,
+)
+from sitbench.stats._holm import HolmResult, holm
+from sitbench.stats._signflip import SignFlipResult, sign_flip_test
+
+__all__ = [
+    "CONFIRMATORY_FAMILY",
+    "EXPERIMENTS",
+    "BootstrapResult",
+    "Experiment",
+    "FamilyResult",
+    "HolmResult",
+    "PairBalanced",
+    "PairDifferences",
+    "PairRecord",
+    "ResampledCluster",
+    "SignFlipResult",
+    "bootstrap_mean",
+    "cluster_bootstrap",
+    "get_experiment",
+    "holm",
+    "holm_family",
+    "pair_balanced",
+    "pair_differences",
+    "resample_indices",
+    "sign_flip_test",
+]

@@ -165,7 +165,9 @@ class DenseRetriever:
         self._query_cache_size = query_cache_size
         self._docs: tuple[RetrievalDoc, ...] = ()
         self._ids: npt.NDArray[np.str_] = np.array([], dtype=str)
+        # One row per distinct text; _text_row maps each record to its row.
         self._matrix: npt.NDArray[np.float32] = np.zeros((0, embedder.dim), dtype=np.float32)
+        self._text_row: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
         self._version: str | None = None
         self.cache_hits = 0
         """Document texts whose vectors came from the disk cache (since construction)."""
@@ -200,14 +202,11 @@ class DenseRetriever:
                 )
             seen.add(doc.doc_id)
         unique_texts = list(dict.fromkeys(doc.text for doc in docs))
-        vectors = self._document_vectors(unique_texts)
         row_of = {text: row for row, text in enumerate(unique_texts)}
-        matrix = np.zeros((len(docs), self._embedder.dim), dtype=np.float32)
-        for position, doc in enumerate(docs):
-            matrix[position] = vectors[row_of[doc.text]]
+        self._matrix = self._document_vectors(unique_texts)
+        self._text_row = np.array([row_of[doc.text] for doc in docs], dtype=np.intp)
         self._docs = tuple(docs)
         self._ids = np.array([doc.doc_id for doc in docs], dtype=str)
-        self._matrix = matrix
 
     def search(
         self,
@@ -238,7 +237,10 @@ class DenseRetriever:
             )
         if rows.size == 0:
             return []
-        scores = self._matrix[rows] @ self._query_vector(query)
+        # Score every distinct text once, over the whole index: a record then gets
+        # bit-identical scores with or without a filter, and records sharing a text
+        # tie exactly (a matrix product may differ in the last bit between rows).
+        scores = (self._matrix @ self._query_vector(query))[self._text_row[rows]]
         # lexsort's last key is primary: score descending, then doc_id ascending.
         order = np.lexsort((self._ids[rows], -scores))[:k]
         return [

@@ -1,0 +1,287 @@
+"""Run the RES battery: every model × scenario × condition cell once, in seeded order."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from sitbench._version import __version__
+from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig
+from sitbench.res._parse import parse_action
+from sitbench.res._prompts import CONDITIONS, Condition, build_messages, build_view
+from sitbench.res._results import ResultRow
+from sitbench.res._scenarios import ResScenario
+from sitbench.res._score import ResScore, score_results
+
+EXECUTION_SEED = 20260910
+"""Preregistered shuffle seed for the execution order."""
+
+DEFAULT_MODELS: tuple[str, ...] = ("openai/gpt-5.6-luna", "openai/gpt-5.6-terra")
+"""The preregistered models, as candidate specs."""
+
+RESULTS_FILE = "results.jsonl"
+SUMMARY_FILE = "summary.json"
+MANIFEST_FILE = "manifest.json"
+
+
+class Cell(BaseModel):
+    """One planned call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    execution_index: int
+    """Position in the seeded execution order (0-based)."""
+    model: str
+    """Candidate spec."""
+    scenario_id: str
+    """Scenario id."""
+    condition: Condition
+    """Actor assignment."""
+
+
+def execution_plan(
+    models: Sequence[str], scenarios: Sequence[ResScenario], seed: int = EXECUTION_SEED
+) -> list[Cell]:
+    """The seeded execution order of all cells.
+
+    The canonical order (models as given, scenarios in file order, conditions
+    ``self, peer, fiction, role``) is shuffled once with ``random.Random(seed)``.
+
+    Args:
+        models: Candidate specs, in the order given on the command line.
+        scenarios: The scenario set.
+        seed: Shuffle seed; the preregistration fixes it to 20260910.
+    """
+    canonical = [
+        (model, scenario.scenario_id, condition)
+        for model in models
+        for scenario in scenarios
+        for condition in CONDITIONS
+    ]
+    random.Random(seed).shuffle(canonical)
+    return [
+        Cell(execution_index=i, model=m, scenario_id=s, condition=c)
+        for i, (m, s, c) in enumerate(canonical)
+    ]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _messages_sha256(request: CandidateRequest) -> str:
+    payload = json.dumps([m.model_dump() for m in request.messages], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def make_request(cell: Cell, scenario: ResScenario, decoding: DecodingConfig) -> CandidateRequest:
+    """The candidate request for one cell."""
+    return CandidateRequest(
+        trial_id=f"res:{cell.model}:{cell.scenario_id}:{cell.condition}",
+        messages=build_messages(scenario, cell.condition),
+        decoding=decoding,
+        view=build_view(scenario, cell.condition),
+    )
+
+
+def result_row(
+    cell: Cell,
+    scenario: ResScenario,
+    request: CandidateRequest,
+    response: CandidateResponse | None,
+    failure: str | None = None,
+) -> ResultRow:
+    """Turn one call's outcome into a results row.
+
+    A ``drop`` response or an exception (``failure``) becomes status ``error``
+    with its reason; a text response is parsed against the scenario's tokens.
+    """
+    base: dict[str, Any] = {
+        "model": cell.model,
+        "scenario_id": cell.scenario_id,
+        "condition": cell.condition,
+        "category": scenario.category,
+        "execution_index": cell.execution_index,
+        "trial_id": request.trial_id,
+        "prompt_sha256": _messages_sha256(request),
+        "finished_at": _now(),
+    }
+    if response is not None:
+        base.update(
+            model_sent=response.model_sent,
+            provider=response.provider,
+            returned_model=response.returned_model,
+            system_fingerprint=response.system_fingerprint,
+            usage=response.usage,
+            retries=response.retries,
+            latency_s=response.latency_s,
+        )
+    if response is None or response.status == "drop" or response.text is None:
+        reason = failure or (response.drop_reason if response is not None else None)
+        return ResultRow(
+            **base,
+            response=response.text if response is not None else None,
+            status="error",
+            error=reason or "no response text",
+        )
+    parsed = parse_action(response.text, [a.token for a in scenario.actions])
+    return ResultRow(
+        **base,
+        response=response.text,
+        parsed_action=parsed.action,
+        status=parsed.status,
+        invalid_reason=parsed.reason,
+    )
+
+
+async def _call(candidate: Candidate, request: CandidateRequest) -> tuple[CandidateResponse | None, str | None]:
+    try:
+        return await candidate.complete(request), None
+    except Exception as exc:  # noqa: BLE001 - a failing call is data, kept with its reason
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+async def run_cells(
+    plan: Sequence[Cell],
+    scenarios: Sequence[ResScenario],
+    candidates: dict[str, Candidate],
+    sink: IO[str],
+    *,
+    decoding: DecodingConfig,
+    concurrency: int = 4,
+    on_done: Callable[[ResultRow], None] | None = None,
+) -> list[ResultRow]:
+    """Execute ``plan`` and write one flushed JSON line per finished cell to ``sink``.
+
+    Cells start in plan order; at most ``concurrency`` calls are in flight, so
+    with ``concurrency=1`` the calls happen exactly in the seeded order.
+
+    Returns:
+        The rows in completion order (the order they were written).
+    """
+    by_id = {scenario.scenario_id: scenario for scenario in scenarios}
+    queue: asyncio.Queue[Cell] = asyncio.Queue()
+    for cell in plan:
+        queue.put_nowait(cell)
+    written: list[ResultRow] = []
+
+    async def worker() -> None:
+        while True:
+            try:
+                cell = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            scenario = by_id[cell.scenario_id]
+            request = make_request(cell, scenario, decoding)
+            response, failure = await _call(candidates[cell.model], request)
+            row = result_row(cell, scenario, request, response, failure)
+            sink.write(row.model_dump_json() + "\n")
+            sink.flush()
+            written.append(row)
+            if on_done is not None:
+                on_done(row)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    return written
+
+
+def _progress_enabled() -> bool:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        return False
+    return sys.stderr.isatty()
+
+
+def _write_json(path: Path, payload: Any) -> None:
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", "utf-8")
+
+
+async def run_battery(
+    models: Sequence[str],
+    candidates: dict[str, Candidate],
+    scenarios: Sequence[ResScenario],
+    out_dir: Path,
+    *,
+    scenarios_source: str,
+    scenarios_sha256: str,
+    decoding: DecodingConfig,
+    concurrency: int = 4,
+    progress: bool | None = None,
+) -> ResScore:
+    """Run the battery into ``out_dir`` and score it.
+
+    Writes ``results.jsonl`` incrementally, ``manifest.json`` at the start (with
+    ``finished_at`` null) and again at the end, and ``summary.json`` (the score).
+
+    Args:
+        models: Candidate specs, in command-line order.
+        candidates: One built candidate per spec.
+        scenarios: The scenario set.
+        out_dir: Output folder (created if needed).
+        scenarios_source: Where the scenarios came from, for the manifest.
+        scenarios_sha256: SHA-256 of the scenario file, for the manifest.
+        decoding: Decoding parameters sent with every call.
+        concurrency: Maximum calls in flight.
+        progress: Show a progress bar; ``None`` decides from the terminal and ``CI``.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plan = execution_plan(models, scenarios)
+    manifest: dict[str, Any] = {
+        "battery": "res",
+        "preregistration": "RES actor-indexed episodic-continuity specificity battery (2026-09-10)",
+        "models": list(models),
+        "candidates": {spec: candidates[spec].describe() for spec in models},
+        "seed": EXECUTION_SEED,
+        "conditions": list(CONDITIONS),
+        "scenarios_source": scenarios_source,
+        "scenarios_sha256": scenarios_sha256,
+        "n_scenarios": len(scenarios),
+        "n_cells": len(plan),
+        "execution_order_sha256": hashlib.sha256(
+            "\n".join(f"{c.model}\t{c.scenario_id}\t{c.condition}" for c in plan).encode()
+        ).hexdigest(),
+        "decoding": decoding.model_dump(),
+        "concurrency": concurrency,
+        "sitbench_version": __version__,
+        "started_at": _now(),
+        "finished_at": None,
+    }
+    _write_json(out_dir / MANIFEST_FILE, manifest)
+    show = _progress_enabled() if progress is None else progress
+    with (out_dir / RESULTS_FILE).open("w", encoding="utf-8") as sink:
+        if show:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            with Progress(console=Console(stderr=True), transient=False) as bar:
+                task = bar.add_task("RES cells", total=len(plan))
+                rows = await run_cells(
+                    plan,
+                    scenarios,
+                    candidates,
+                    sink,
+                    decoding=decoding,
+                    concurrency=concurrency,
+                    on_done=lambda _row: bar.advance(task),
+                )
+        else:
+            rows = await run_cells(
+                plan, scenarios, candidates, sink, decoding=decoding, concurrency=concurrency
+            )
+    score = score_results(rows, scenarios, source=str(out_dir / RESULTS_FILE))
+    _write_json(out_dir / SUMMARY_FILE, score.model_dump(mode="json"))
+    manifest["finished_at"] = _now()
+    manifest["status_counts"] = {
+        status: sum(1 for row in rows if row.status == status) for status in ("ok", "invalid", "error")
+    }
+    _write_json(out_dir / MANIFEST_FILE, manifest)
+    return score

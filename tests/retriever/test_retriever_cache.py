@@ -160,7 +160,9 @@ def test_unwritable_cache_folder_is_an_input_error(tmp_path: Path, minilm: MiniL
         DenseRetriever(minilm, blocker).index(DOCS[:1])
 
 
-def test_without_cache_dir_nothing_is_written(tmp_path: Path, minilm: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_cache_dir_nothing_is_written(
+    tmp_path: Path, minilm: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     counting = CountingEmbedder(minilm)
     retriever = DenseRetriever(counting)

@@ -272,5 +272,6 @@ def test_manifest_describes_the_paper_retriever() -> None:
     assert manifest["retriever_id"]
     json.dumps(manifest)
     custom = DenseRetriever(TableEmbedder(TABLE)).manifest(k=3)
-    assert (custom["model_id"], custom["version"], custom["dim"], custom["k"]) == ("test/table", "table-v1", 3, 3)
+    described = (custom["model_id"], custom["version"], custom["dim"], custom["k"])
+    assert described == ("test/table", "table-v1", 3, 3)
     assert custom["max_seq_length"] is None

@@ -211,8 +211,8 @@ class MiniLMEmbedder:
             pinned = _pinned_sha256()
             if pinned is not None and pinned != digest:
                 raise InputError(
-                    f"package '{_MODEL_DISTRIBUTION}' file '{_MODEL_FILE}': SHA-256 {digest[:12]}… does not "
-                    f"match the pinned {pinned[:12]}…; the file is damaged, reinstall with "
+                    f"package '{_MODEL_DISTRIBUTION}' file '{_MODEL_FILE}': SHA-256 {digest[:12]}… "
+                    f"does not match the pinned {pinned[:12]}…; the file is damaged, reinstall with "
                     f"'pip install --force-reinstall {_MODEL_DISTRIBUTION}'"
                 )
             self._sha256 = digest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -136,7 +136,7 @@ def sign_flip_test(
     signed_total = math.fsum(d.tolist())
     scale = math.fsum(np.abs(d).tolist())
     threshold = abs(signed_total) - rel_tol * scale
-    common = {
+    common: dict[str, Any] = {
         "statistic": abs(signed_total) / n,
         "mean": signed_total / n,
         "n": n,

@@ -1,0 +1,690 @@
+"""The fourteen integrity checks inv1–inv14 (seed Appendix B.4).
+
+Each check is a pure function of the loaded dataset and returns the problems it found,
+each naming the file, the record and the field. Checks are written to be independent:
+a defect of one kind makes exactly its own check fail.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from sitbench.lineage._projection import profile_at, profile_sha256, serialize_profile, situated_state
+from sitbench.schema import (
+    PERSONAL_PROVENANCES,
+    Act,
+    Category,
+    Contract,
+    DatasetManifest,
+    EventKind,
+    Lineage,
+    Pair,
+    Probe,
+    Provenance,
+    Query,
+    SignedClaim,
+)
+from sitbench.stores import LINEAGES_DIR, MANIFEST, PROBES, QUERIES, SUBJECTS_DIR, HiddenStore, VisibleStore
+from sitbench.stores._io import read_json, sha256_file
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    """The three stores and the manifest of one dataset directory."""
+
+    root: Path
+    visible: VisibleStore
+    hidden: HiddenStore
+    pairs: dict[str, Pair]
+    manifest: DatasetManifest | None
+
+
+class CheckRow(BaseModel):
+    """One row of ``sitbench validate``."""
+
+    id: str
+    """``inv1`` … ``inv14``."""
+    name: str
+    """What the check establishes."""
+    passed: bool
+    """True when no problem was found."""
+    details: str
+    """Summary, or the first problems found (file, record, field)."""
+    problems: list[str] = []
+    """Every problem found."""
+
+
+@dataclass
+class _Problems:
+    items: list[str] = field(default_factory=list)
+
+    def add(self, where: str, message: str) -> None:
+        self.items.append(f"{where}: {message}")
+
+
+CheckFn = Callable[[LoadedDataset], tuple[list[str], str]]
+CHECKS: list[tuple[str, str, CheckFn]] = []
+
+
+def _check(check_id: str, name: str) -> Callable[[CheckFn], CheckFn]:
+    def register(fn: CheckFn) -> CheckFn:
+        CHECKS.append((check_id, name, fn))
+        return fn
+
+    return register
+
+
+def _lineage_file(lineage_id: str) -> str:
+    return f"{LINEAGES_DIR}/{lineage_id}.json"
+
+
+def _probe_where(ds: LoadedDataset, probe: Probe) -> str:
+    return f"{PROBES} line {ds.hidden.probe_lines.get(probe.probe_id, '?')} ({probe.probe_id})"
+
+
+def _query_line(ds: LoadedDataset, key: str) -> str:
+    for number, query_key in enumerate(ds.visible.queries, start=1):
+        if query_key == key:
+            return f"{QUERIES} line {number} ({key})"
+    return f"{QUERIES} ({key})"
+
+
+def _lineage_for_probe(ds: LoadedDataset, probe: Probe) -> Lineage | None:
+    return ds.hidden.lineages.get(probe.lineage_id)
+
+
+def _contract_props(contract: Contract) -> Iterable[tuple[str, SignedClaim]]:
+    for i, claim in enumerate(contract.required_claims):
+        yield f"contract.required_claims[{i}].prop_id", claim
+    for i, claim in enumerate(contract.prohibited_claims):
+        yield f"contract.prohibited_claims[{i}].prop_id", claim
+
+
+# ---------------------------------------------------------------- inv1
+
+
+@_check("inv1", "schema validity and cross-store integrity")
+def inv1_schema(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    subjects = {lin.subject: lin for lin in ds.hidden.lineages.values()}
+    for lin in ds.hidden.lineages.values():
+        ids = [e.event_id for e in lin.events]
+        for dup in sorted({i for i in ids if ids.count(i) > 1}):
+            p.add(_lineage_file(lin.lineage_id), f"events: event_id {dup!r} is duplicated")
+        if lin.subject not in ds.visible.subjects:
+            p.add(_lineage_file(lin.lineage_id), f"subject {lin.subject!r} has no file in {SUBJECTS_DIR}/")
+    for subject in ds.visible.subjects:
+        if subject not in subjects:
+            p.add(f"{SUBJECTS_DIR}/{subject}.json", "subject has no hidden lineage")
+    used_queries: set[str] = set()
+    for probe in ds.hidden.probes.values():
+        where = _probe_where(ds, probe)
+        query = ds.visible.queries.get(probe.query_key)
+        if query is None:
+            p.add(where, f"query_key {probe.query_key!r} is not in {QUERIES}")
+            continue
+        used_queries.add(probe.query_key)
+        lineage = _lineage_for_probe(ds, probe)
+        if lineage is None:
+            p.add(where, f"lineage_id {probe.lineage_id!r} has no file in {LINEAGES_DIR}/")
+        elif query.subject != lineage.subject:
+            p.add(where, f"query {probe.query_key!r} belongs to subject {query.subject!r}, not this lineage's")
+        if probe.contract.temporal_cutoff != query.tau:
+            p.add(where, "contract.temporal_cutoff differs from the query's tau")
+        if probe.contract.capability != query.capability:
+            p.add(where, "contract.capability differs from the query's capability")
+        if probe.partner_probe_id is not None and probe.partner_probe_id not in ds.hidden.probes:
+            p.add(where, f"partner_probe_id {probe.partner_probe_id!r} does not exist")
+        if probe.theorem_qualified != (probe.partner_probe_id is not None):
+            p.add(where, "theorem_qualified requires a partner_probe_id (and only then)")
+    for key in ds.visible.queries:
+        if key not in used_queries:
+            p.add(_query_line(ds, key), "query has no probe")
+    in_pairs: dict[str, str] = {}
+    for pair in ds.pairs.values():
+        for member in pair.members:
+            if member not in ds.hidden.lineages:
+                p.add(f"pairs/pairs.json ({pair.pair_id})", f"members: {member!r} has no lineage file")
+            if member in in_pairs:
+                p.add(f"pairs/pairs.json ({pair.pair_id})", f"members: {member!r} is also in {in_pairs[member]}")
+            in_pairs[member] = pair.pair_id
+    for lineage_id in ds.hidden.lineages:
+        if lineage_id not in in_pairs:
+            p.add(_lineage_file(lineage_id), "lineage belongs to no pair")
+    if ds.manifest is None:
+        p.add(MANIFEST, "missing")
+    else:
+        for rel, digest in sorted(ds.manifest.files.items()):
+            path = ds.root / rel
+            if not path.is_file():
+                p.add(MANIFEST, f"files[{rel!r}]: file is missing")
+            elif sha256_file(path) != digest:
+                p.add(MANIFEST, f"files[{rel!r}]: SHA-256 does not match the file (regenerate the dataset)")
+    n = len(ds.hidden.probes)
+    return p.items, f"{len(ds.hidden.lineages)} lineages, {n} probes, {len(ds.visible.queries)} queries parse and link"
+
+
+# ---------------------------------------------------------------- inv2
+
+
+@_check("inv2", "chronological order")
+def inv2_chronology(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    for lin in ds.hidden.lineages.values():
+        for i in range(1, len(lin.events)):
+            prev, cur = lin.events[i - 1], lin.events[i]
+            if cur.t < prev.t:
+                p.add(_lineage_file(lin.lineage_id),
+                      f"events[{i}] ({cur.event_id}).t {cur.t} is before events[{i - 1}] ({prev.event_id}).t {prev.t}")
+        for rel in lin.relationships:
+            for i in range(1, len(rel.versions)):
+                if rel.versions[i].t < rel.versions[i - 1].t:
+                    p.add(_lineage_file(lin.lineage_id), f"relationships[{rel.interlocutor_id}].versions[{i}].t out of order")
+        for belief in lin.beliefs:
+            for i in range(1, len(belief.versions)):
+                if belief.versions[i].t < belief.versions[i - 1].t:
+                    p.add(_lineage_file(lin.lineage_id), f"beliefs[{belief.belief_id}].versions[{i}].t out of order")
+    return p.items, "events, relationship and belief versions are non-decreasing in time"
+
+
+# ---------------------------------------------------------------- inv3
+
+
+@_check("inv3", "acquisition-source consistency")
+def inv3_acquisition(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    n = 0
+    for lin in ds.hidden.lineages.values():
+        for i, edge in enumerate(lin.acquisitions):
+            n += 1
+            where = _lineage_file(lin.lineage_id)
+            source = lin.event(edge.source_event)
+            if source is None:
+                p.add(where, f"acquisitions[{i}].source_event {edge.source_event!r} is not an event of this lineage")
+            elif edge.t < source.t:
+                p.add(where, f"acquisitions[{i}] ({edge.prop_id}).t {edge.t} is before its source event "
+                             f"{source.event_id} ({source.t})")
+        for event in lin.events:
+            if event.source_event is not None:
+                source = lin.event(event.source_event)
+                if source is None:
+                    p.add(_lineage_file(lin.lineage_id), f"event {event.event_id}.source_event "
+                                                         f"{event.source_event!r} does not exist")
+                elif event.t < source.t:
+                    p.add(_lineage_file(lin.lineage_id), f"event {event.event_id}.t is before its source event "
+                                                         f"{source.event_id}")
+    return p.items, f"{n} acquisition edges dated on or after their source events"
+
+
+# ---------------------------------------------------------------- inv4
+
+
+@_check("inv4", "valid proposition references and closed-world declarations")
+def inv4_references(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    props = ds.hidden.registry.by_id()
+    n_props = len(props)
+
+    def unknown(pid: str) -> str:
+        return f"prop_id {pid!r} is not in the registry (registry has {n_props} ids)"
+
+    if len(props) != len(ds.hidden.registry.propositions):
+        p.add("hidden/registry.json", "propositions: duplicated prop_id")
+    for lin in ds.hidden.lineages.values():
+        where = _lineage_file(lin.lineage_id)
+        for event in lin.events:
+            for signed in event.asserts:
+                if signed.prop_id not in props:
+                    p.add(where, f"event {event.event_id}.asserts: {unknown(signed.prop_id)}")
+            for pid in event.retracts:
+                if pid not in props:
+                    p.add(where, f"event {event.event_id}.retracts: {unknown(pid)}")
+        for i, edge in enumerate(lin.acquisitions):
+            if edge.prop_id not in props:
+                p.add(where, f"acquisitions[{i}].prop_id: {unknown(edge.prop_id)}")
+        for belief in lin.beliefs:
+            for i, version in enumerate(belief.versions):
+                if version.prop_id not in props:
+                    p.add(where, f"beliefs[{belief.belief_id}].versions[{i}].prop_id: {unknown(version.prop_id)}")
+    cw = ds.hidden.registry.closed_world
+    for probe in ds.hidden.probes.values():
+        for fld, claim in _contract_props(probe.contract):
+            if claim.prop_id not in props:
+                p.add(_probe_where(ds, probe), f"{fld}: {unknown(claim.prop_id)}")
+        # A required negative autobiographical claim is closed-world inference: it needs a declaration.
+        for i, claim in enumerate(probe.contract.required_claims):
+            prop = props.get(claim.prop_id)
+            if prop is None or claim.polarity or prop.world_fact:
+                continue
+            if not any(d.predicate == prop.predicate and d.slot == prop.slot for d in cw):
+                p.add(_probe_where(ds, probe), f"contract.required_claims[{i}]: negative claim on "
+                      f"{prop.predicate}/{prop.slot} has no closed-world declaration")
+    return p.items, f"all references resolve in a registry of {n_props} propositions"
+
+
+# ---------------------------------------------------------------- inv5
+
+_AUTOBIOGRAPHICAL_PREDICATES_ALLOWED_FROM_TELLING = {"knows", "fact"}
+
+
+@_check("inv5", "explicit belief transitions; AssertedBy does not imply the claim")
+def inv5_transitions(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    props = ds.hidden.registry.by_id()
+    n = 0
+    for lin in ds.hidden.lineages.values():
+        where = _lineage_file(lin.lineage_id)
+        for belief in lin.beliefs:
+            for i, version in enumerate(belief.versions):
+                n += 1
+                event = lin.event(version.event_id)
+                if event is None or event.kind is not EventKind.BELIEF:
+                    p.add(where, f"beliefs[{belief.belief_id}].versions[{i}].event_id {version.event_id!r} "
+                                 "is not a belief event")
+                    continue
+                if event.t != version.t:
+                    p.add(where, f"beliefs[{belief.belief_id}].versions[{i}].t differs from event {event.event_id}")
+                if not any(s.prop_id == version.prop_id and s.polarity for s in event.asserts):
+                    p.add(where, f"beliefs[{belief.belief_id}].versions[{i}]: event {event.event_id} does not "
+                                 f"assert {version.prop_id}")
+                if i > 0:
+                    previous = belief.versions[i - 1].prop_id
+                    if previous != version.prop_id and previous not in event.retracts:
+                        p.add(where, f"beliefs[{belief.belief_id}].versions[{i}]: transition event "
+                                     f"{event.event_id} does not retract the former stance {previous}")
+                    if belief.change_prop_id and not any(s.prop_id == belief.change_prop_id for s in event.asserts):
+                        p.add(where, f"beliefs[{belief.belief_id}].versions[{i}]: transition event "
+                                     f"{event.event_id} does not record the change ({belief.change_prop_id})")
+        stance_props = {v.prop_id for b in lin.beliefs for v in b.versions}
+        for event in lin.events:
+            if event.kind is EventKind.BELIEF:
+                for signed in event.asserts:
+                    prop = props.get(signed.prop_id)
+                    if prop and prop.predicate == "stance" and signed.prop_id not in stance_props:
+                        p.add(where, f"event {event.event_id} changes stance {signed.prop_id} without a belief version")
+            if event.provenance is Provenance.TOLD_BY:
+                for signed in event.asserts:
+                    prop = props.get(signed.prop_id)
+                    if (prop and signed.polarity and prop.entity == "self"
+                            and prop.predicate not in _AUTOBIOGRAPHICAL_PREDICATES_ALLOWED_FROM_TELLING):
+                        p.add(where, f"event {event.event_id}: a told_by assertion makes {signed.prop_id} "
+                                     "true of the identity (AssertedBy(u, χ, t) must not imply χ)")
+    return p.items, f"{n} belief versions backed by explicit transition events"
+
+
+# ---------------------------------------------------------------- inv6
+
+
+@_check("inv6", "reconstructible checkpoints")
+def inv6_checkpoints(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    for lin in ds.hidden.lineages.values():
+        where = _lineage_file(lin.lineage_id)
+        cps = lin.checkpoints
+        if any(cps[i] >= cps[i + 1] for i in range(len(cps) - 1)):
+            p.add(where, f"checkpoints {', '.join(map(str, cps))} are not strictly increasing")
+            continue
+        previous: set[str] | None = None
+        for i, tau in enumerate(cps):
+            try:
+                state = situated_state(lin, tau)
+            except Exception as exc:  # a projection that cannot be built is exactly this defect
+                p.add(where, f"checkpoints[{i}] {tau}: projection failed: {exc}")
+                continue
+            seen = {e.event_id for e in lin.events if e.t <= tau}
+            if previous is not None and not previous <= seen:
+                p.add(where, f"checkpoints[{i}]: projection is not monotone")
+            previous = seen
+            if not seen and i > 0:
+                p.add(where, f"checkpoints[{i}] {tau}: empty projection")
+            del state
+    for probe in ds.hidden.probes.values():
+        lineage = _lineage_for_probe(ds, probe)
+        query = ds.visible.queries.get(probe.query_key)
+        if lineage and query and query.tau not in lineage.checkpoints:
+            p.add(_probe_where(ds, probe), f"query tau {query.tau} is not one of the lineage's five checkpoints")
+    return p.items, "five strictly increasing checkpoints with monotone projections I_t0 ≺ … ≺ I_t4"
+
+
+# ---------------------------------------------------------------- inv7
+
+
+@_check("inv7", "exact profile collision")
+def inv7_collision(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    for pair in ds.pairs.values():
+        where = f"pairs/pairs.json ({pair.pair_id})"
+        a, b = (ds.hidden.lineages.get(m) for m in pair.members)
+        if a is None or b is None:
+            continue
+        if a.checkpoints != b.checkpoints:
+            p.add(where, "members have different checkpoint dates")
+            continue
+        for i, tau in enumerate(a.checkpoints):
+            pa, pb = serialize_profile(profile_at(a, tau)), serialize_profile(profile_at(b, tau))
+            if pa != pb:
+                at = next(k for k in range(min(len(pa), len(pb)) + 1) if k >= min(len(pa), len(pb)) or pa[k] != pb[k])
+                p.add(where, f"checkpoint t{i} {tau}: serialized profiles of {a.lineage_id} and {b.lineage_id} "
+                             f"differ at byte {at} ({pa[max(0, at - 15):at + 15]!r} vs {pb[max(0, at - 15):at + 15]!r})")
+            elif i < len(pair.profile_sha256) and profile_sha256(profile_at(a, tau)) != pair.profile_sha256[i]:
+                p.add(where, f"profile_sha256[{i}] does not match the checkpoint profile")
+        if len(pair.profile_sha256) != len(a.checkpoints):
+            p.add(where, "profile_sha256 must have one hash per checkpoint")
+        sa, sb = ds.visible.subjects.get(a.subject), ds.visible.subjects.get(b.subject)
+        if sa and sb and (sa.invariants != sb.invariants or sa.occupations != sb.occupations):
+            p.add(where, "candidate-visible profile fields differ between the members' evidence files")
+    return p.items, f"{len(ds.pairs)} pairs have byte-identical profiles at every checkpoint"
+
+
+# ---------------------------------------------------------------- inv8
+
+
+@_check("inv8", "private-history divergence")
+def inv8_divergence(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+
+    def history(lin: Lineage) -> list[tuple[str, str, tuple[tuple[str, bool], ...]]]:
+        return [(e.t.isoformat(), e.kind.value, tuple((s.prop_id, s.polarity) for s in e.asserts)) for e in lin.events]
+
+    for pair in ds.pairs.values():
+        a, b = (ds.hidden.lineages.get(m) for m in pair.members)
+        if a is not None and b is not None and history(a) == history(b):
+            p.add(f"pairs/pairs.json ({pair.pair_id})", f"{a.lineage_id} and {b.lineage_id} have identical histories")
+    return p.items, "the members of every pair have different private chronicles"
+
+
+# ---------------------------------------------------------------- inv9
+
+
+def satisfiability_problems(contract: Contract, lineage: Lineage, registry_ids: set[str]) -> list[str]:
+    """Why a contract cannot be satisfied by any response for this lineage (empty if it can)."""
+    out = []
+    overlap = set(contract.required_acts) & set(contract.forbidden_acts)
+    if overlap:
+        out.append(f"acts {sorted(a.value for a in overlap)} are both required and forbidden")
+    state = situated_state(lineage, contract.temporal_cutoff)
+    for i, req in enumerate(contract.required_claims):
+        if req.prop_id not in registry_ids:
+            continue
+        for proh in contract.prohibited_claims:
+            same = proh.prop_id == req.prop_id and proh.polarity == req.polarity
+            if same and (not proh.provenance or not req.provenance or set(req.provenance) <= set(proh.provenance)):
+                out.append(f"required_claims[{i}] ({req.prop_id}) is also prohibited")
+        if req.provenance and contract.provenance and not (set(req.provenance) & (set(contract.provenance) | {
+                p for p in req.provenance if p not in PERSONAL_PROVENANCES})):
+            out.append(f"required_claims[{i}] allows no provenance the contract permits")
+    if contract.uncertainty.value == "required" and Act.QUALIFY in contract.forbidden_acts:
+        out.append("uncertainty is required but QUALIFY is forbidden")
+    if Act.WITHHOLD in contract.required_acts and contract.required_claims and any(
+            c.polarity for c in contract.required_claims):
+        out.append("WITHHOLD is required but so is disclosing a claim")
+    del state
+    return out
+
+
+@_check("inv9", "contract satisfiability")
+def inv9_satisfiable(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    props = ds.hidden.registry.by_id()
+    ids = set(props)
+    for probe in ds.hidden.probes.values():
+        lineage = _lineage_for_probe(ds, probe)
+        if lineage is None:
+            continue
+        for problem in satisfiability_problems(probe.contract, lineage, ids):
+            p.add(_probe_where(ds, probe), f"contract: {problem}")
+        # A required personal claim must be supported by the lineage at τ (or, negated, not contradicted).
+        state = situated_state(lineage, probe.contract.temporal_cutoff)
+        for i, claim in enumerate(probe.contract.required_claims):
+            prop = props.get(claim.prop_id)
+            if prop is None or prop.world_fact:
+                continue
+            if claim.polarity and not state.supports(claim.prop_id):
+                p.add(_probe_where(ds, probe), f"contract.required_claims[{i}]: {claim.prop_id} is not supported by "
+                                               f"{lineage.lineage_id} at {state.tau}")
+            if not claim.polarity and state.supports(claim.prop_id):
+                p.add(_probe_where(ds, probe), f"contract.required_claims[{i}]: denies {claim.prop_id}, which "
+                                               f"{lineage.lineage_id} supports at {state.tau}")
+    return p.items, f"{len(ds.hidden.probes)} contracts are individually satisfiable"
+
+
+# ---------------------------------------------------------------- inv10
+
+
+def _excludes(a: Contract, b: Contract) -> bool:
+    """True when some response valid for ``a`` is necessarily invalid for ``b`` by an explicit exclusion."""
+    for req in a.required_claims:
+        for proh in b.prohibited_claims:
+            if req.prop_id == proh.prop_id and req.polarity == proh.polarity and (
+                    not proh.provenance or not req.provenance or set(req.provenance) <= set(proh.provenance)):
+                return True
+    return any(act in b.forbidden_acts for act in a.required_acts)
+
+
+def certified_disjoint(a: Contract, b: Contract) -> bool:
+    """A*(H_A, q) ∩ A*(H_B, q) = ∅ by explicit claim or act exclusion in both directions."""
+    return _excludes(a, b) and _excludes(b, a)
+
+
+@_check("inv10", "theorem-qualified disjointness")
+def inv10_disjoint(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    partners = {m: pair for pair in ds.pairs.values() for m in pair.members}
+    n = 0
+    for probe in ds.hidden.probes.values():
+        if not probe.theorem_qualified or probe.partner_probe_id is None:
+            continue
+        n += 1
+        where = _probe_where(ds, probe)
+        partner = ds.hidden.probes.get(probe.partner_probe_id)
+        if partner is None:
+            continue
+        pair = partners.get(probe.lineage_id)
+        if pair is None or partner.lineage_id not in pair.members or partner.lineage_id == probe.lineage_id:
+            p.add(where, f"partner_probe_id {partner.probe_id} does not target the pair partner")
+        if partner.partner_probe_id != probe.probe_id or not partner.theorem_qualified:
+            p.add(where, f"partner {partner.probe_id} does not point back")
+        qa, qb = ds.visible.queries.get(probe.query_key), ds.visible.queries.get(partner.query_key)
+        if qa and qb:
+            scored_a = (qa.tau, qa.interlocutor, qa.capability, qa.turns[qa.scored_turn])
+            scored_b = (qb.tau, qb.interlocutor, qb.capability, qb.turns[qb.scored_turn])
+            if scored_a != scored_b:
+                p.add(where, f"the scored turn differs from partner {partner.probe_id}'s (the query must be identical)")
+        if not certified_disjoint(probe.contract, partner.contract):
+            p.add(where, f"contract is not certified disjoint from partner {partner.probe_id}'s (needs an explicit "
+                         "claim or act exclusion both ways)")
+    return p.items, f"{n} theorem-qualified probes have certified-disjoint partner contracts"
+
+
+# ---------------------------------------------------------------- inv11 / inv12
+
+
+def _visible_texts(ds: LoadedDataset) -> Iterable[tuple[str, str]]:
+    for subject, evidence in ds.visible.subjects.items():
+        data = evidence.model_dump(mode="json")
+        data.pop("subject")  # the file's own key, not prompt content
+        yield f"{SUBJECTS_DIR}/{subject}.json", json.dumps(data, ensure_ascii=False)
+    for key, query in ds.visible.queries.items():
+        data = query.model_dump(mode="json")
+        data.pop("query_key")
+        data.pop("subject")
+        yield _query_line(ds, key), json.dumps(data, ensure_ascii=False)
+
+
+def _token_pattern(tokens: Iterable[str]) -> re.Pattern[str] | None:
+    tokens = sorted({t for t in tokens if t}, key=len, reverse=True)
+    if not tokens:
+        return None
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in tokens) + r")(?![\w-])")
+
+
+def isolation_tokens(ds: LoadedDataset) -> list[str]:
+    """Identifiers that must never appear in candidate-visible content or a prompt."""
+    tokens = list(ds.pairs) + list(ds.hidden.lineages) + list(ds.hidden.registry.by_id())
+    tokens += list(ds.hidden.probes) + [lin.subject for lin in ds.hidden.lineages.values()]
+    tokens += list(ds.visible.queries)
+    return tokens
+
+
+@_check("inv11", "lineage payload isolation")
+def inv11_isolation(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    pattern = _token_pattern(isolation_tokens(ds))
+    for where, text in _visible_texts(ds):
+        if pattern and (m := pattern.search(text)):
+            p.add(where, f"candidate-visible content contains the internal identifier {m.group(1)!r}")
+    # Partner records: no subject's evidence may carry its partner's private chronicle.
+    for pair in ds.pairs.values():
+        a, b = (ds.hidden.lineages.get(m) for m in pair.members)
+        if a is None or b is None:
+            continue
+        for own, other in ((a, b), (b, a)):
+            evidence = ds.visible.subjects.get(own.subject)
+            if evidence is None:
+                continue
+            own_texts = {e.text for e in own.events}
+            leaked = [r.text for r in evidence.records if r.text not in own_texts and r.text in {e.text for e in other.events}]
+            if leaked:
+                p.add(f"{SUBJECTS_DIR}/{own.subject}.json", f"records include the partner's record {leaked[0][:60]!r}")
+    # Matched target orientations must see identical queries (and so identical extractor vocabularies).
+    for probe in ds.hidden.probes.values():
+        if probe.partner_probe_id and probe.partner_probe_id in ds.hidden.probes:
+            qa = ds.visible.queries.get(probe.query_key)
+            qb = ds.visible.queries.get(ds.hidden.probes[probe.partner_probe_id].query_key)
+            if qa and qb and qa.turns[qa.scored_turn].utterance != qb.turns[qb.scored_turn].utterance:
+                p.add(_probe_where(ds, probe), "matched orientations have different scored utterances")
+    return p.items, "no pair id, lineage id, proposition id or partner record in candidate-visible content"
+
+
+CONTRACT_FIELD_TOKENS = [
+    "required_acts", "forbidden_acts", "required_claims", "prohibited_claims", "temporal_cutoff",
+    "disclosure_tier", "theorem_qualified", "partner_probe_id", "gate_sensitive", "SValid", "v_T", "v_P",
+    "IC_wrong", "IC_none", "expected_act", "gold", "contract",
+]
+
+
+@_check("inv12", "contract field isolation")
+def inv12_contract_fields(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    field_pattern = _token_pattern(CONTRACT_FIELD_TOKENS)
+    act_pattern = re.compile(r"(?<![\w-])(" + "|".join(a.value for a in Act) + r")(?![\w-])")
+    for key, query in ds.visible.queries.items():
+        where = _query_line(ds, key)
+        for i, turn in enumerate(query.turns):
+            for text in (turn.utterance, query.interlocutor.description, query.state_write or ""):
+                if field_pattern and (m := field_pattern.search(text)):
+                    p.add(where, f"turns[{i}] envelope contains the verifier field {m.group(1)!r}")
+                if m := act_pattern.search(text):
+                    p.add(where, f"turns[{i}] envelope contains the act label {m.group(1)!r}")
+    for where, text in _visible_texts(ds):
+        if where.startswith(SUBJECTS_DIR) and field_pattern and (m := field_pattern.search(text)):
+            p.add(where, f"evidence contains the verifier field {m.group(1)!r}")
+    return p.items, "envelopes and evidence carry no acts, contract claim lists or verifier labels"
+
+
+# ---------------------------------------------------------------- inv13
+
+
+@_check("inv13", "taxonomy coverage")
+def inv13_coverage(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    counts = {c: 0 for c in Category}
+    for probe in ds.hidden.probes.values():
+        counts[probe.category] += 1
+    for category, n in counts.items():
+        if n == 0:
+            p.add(PROBES, f"category {category.value} ({category.metric}) has no probe")
+    if not any(pr.category is Category.G and ds.visible.queries.get(pr.query_key) is not None
+               and ds.visible.queries[pr.query_key].is_multi_turn for pr in ds.hidden.probes.values()):
+        p.add(PROBES, "no multi-turn counterfactual-pressure (G) schedule")
+    if ds.manifest is not None:
+        for category, n in counts.items():
+            declared = ds.manifest.counts.get(f"category_{category.value}")
+            if declared is not None and declared != n:
+                p.add(MANIFEST, f"counts.category_{category.value} is {declared} but the store has {n}")
+    summary = ", ".join(f"{c.value}={n}" for c, n in counts.items())
+    return p.items, f"all eight categories present ({summary})"
+
+
+# ---------------------------------------------------------------- inv14
+
+
+@_check("inv14", "persistence provenance of cross-session facts")
+def inv14_sessions(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    n = 0
+    for probe in ds.hidden.probes.values():
+        if probe.category is not Category.H:
+            continue
+        n += 1
+        where = _probe_where(ds, probe)
+        lineage = _lineage_for_probe(ds, probe)
+        query = ds.visible.queries.get(probe.query_key)
+        if lineage is None or query is None:
+            continue
+        sessions = sorted({t.session for t in query.turns})
+        if len(sessions) < 2 or query.turns[query.scored_turn].session == sessions[0]:
+            p.add(where, "cross-session probe must score a turn in a later session than the acquiring one")
+        positives = [c for c in probe.contract.required_claims if c.polarity]
+        if not positives:
+            p.add(where, "contract.required_claims: a cross-session probe must require the persisted fact")
+        first_session_dates = {t.t for t in query.turns if t.session == sessions[0]}
+        for claim in positives:
+            sources = [e for e in lineage.events if any(s.prop_id == claim.prop_id and s.polarity for s in e.asserts)]
+            valid = [e for e in sources if e.kind is EventKind.SESSION and e.session_id
+                     and e.provenance is Provenance.CONVERSATION and e.t <= query.tau]
+            if not valid:
+                p.add(where, f"{claim.prop_id} is not established by a session event with conversation provenance")
+            elif not any(e.t in first_session_dates for e in valid):
+                p.add(where, f"the acquiring session's turns are not dated on the session event ({valid[0].event_id})")
+    return p.items, f"{n} cross-session probes persist facts with session-ingestion provenance"
+
+
+# ---------------------------------------------------------------- driver
+
+
+def load_dataset(root: Path) -> LoadedDataset:
+    """Load all three stores and the manifest; raises InputError on unreadable input."""
+    from sitbench.stores import load_hidden, load_pairs, load_visible
+    from sitbench.stores._io import load_model
+
+    visible = load_visible(root)
+    hidden = load_hidden(root)
+    pairs = load_pairs(root)
+    manifest = load_model(root / MANIFEST, DatasetManifest, MANIFEST) if (root / MANIFEST).exists() else None
+    return LoadedDataset(root=root, visible=visible, hidden=hidden, pairs=pairs, manifest=manifest)
+
+
+def run_checks(ds: LoadedDataset) -> list[CheckRow]:
+    """Run inv1–inv14 and return one row per check, in order."""
+    rows = []
+    for check_id, name, fn in CHECKS:
+        problems, summary = fn(ds)
+        details = summary if not problems else "; ".join(problems[:3]) + (
+            f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+        rows.append(CheckRow(id=check_id, name=name, passed=not problems, details=details, problems=problems))
+    return rows
+
+
+def dataset_counts(ds: LoadedDataset) -> dict[str, int]:
+    """Counts reported by ``sitbench validate --json``."""
+    return {
+        "pairs": len(ds.pairs),
+        "lineages": len(ds.hidden.lineages),
+        "probes": len(ds.hidden.probes),
+        "propositions": len(ds.hidden.registry.propositions),
+        "theorem_qualified": sum(p.theorem_qualified for p in ds.hidden.probes.values()),
+    }
+
+
+def _unused(_: object) -> None:  # keep Query import meaningful for type checkers
+    del _
+
+
+_ = (Query, read_json)

@@ -18,7 +18,7 @@ import numpy as np
 
 from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
-from sitbench.chi._interchange import Manifest, MemoryCurveRecord, Observation
+from sitbench.chi._interchange import Analysis, Manifest, MemoryCurveRecord, Observation
 from sitbench.chi._memory import MemoryPoint
 from sitbench.chi._similarity import axis_similarity, chi_score
 
@@ -68,6 +68,7 @@ def demo_manifest(seed: int = 0) -> Manifest:
         load_grid=DEMO_GRID,
         neutral_steps=[2, 3, 4],
         seeds=[seed * 1000 + k for k in range(DEMO_CLUSTERS)],
+        analysis=Analysis(seed=seed),
         controls=["none: synthetic data demonstrate scoring mechanics only"],
         exclusions=[],
         limitations=[

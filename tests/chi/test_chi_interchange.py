@@ -161,8 +161,19 @@ def test_records_must_match_manifest_and_each_other() -> None:
     with pytest.raises(InputError, match="new series"):
         validate_records(m2, [parse_observation(base_record() | {"features": [0.1]}, "x")])
     mem = {"grid": [1, 2], "points": {"1": {"r": 1, "t": 1, "s": 1, "u": 1, "i": 1, "f": 0}}}
+    rec = parse_observation(base_record() | {"memory": mem}, "x")
     with pytest.raises(InputError, match="load_grid"):
-        validate_records(parse_manifest(base_manifest(load_grid=[1, 2, 4])), [parse_observation(base_record() | {"memory": mem}, "x")])
+        validate_records(parse_manifest(base_manifest(load_grid=[1, 2, 4], memory_mechanism="persistent")), [rec])
+
+
+def test_memory_curves_need_a_declared_mechanism() -> None:
+    mem = {"grid": [1, 2], "points": {"1": {"r": 1, "t": 1, "s": 1, "u": 1, "i": 1, "f": 0}}, "delay": 5, "costs": {"tokens": 10}}
+    rec = parse_observation(base_record() | {"memory": mem}, "x")
+    with pytest.raises(InputError, match="memory_mechanism"):
+        validate_records(parse_manifest(base_manifest(load_grid=[1, 2])), [rec])
+    validate_records(parse_manifest(base_manifest(load_grid=[1, 2], memory_mechanism="in-context")), [rec])
+    with pytest.raises(InputError, match="memory_mechanism"):
+        parse_manifest(base_manifest(memory_mechanism="context-window"))
 
 
 def test_manifest_rules() -> None:
@@ -172,6 +183,10 @@ def test_manifest_rules() -> None:
         parse_manifest(base_manifest(weights={"R": 0.5, "M": 0.5, "C": 0.5, "A": 0.5, "I": 0.5}))
     with pytest.raises(InputError, match="evidence_class"):
         parse_manifest(base_manifest(evidence_class="conscious"))
+    with pytest.raises(InputError, match="field 'dataset_hashes': required"):
+        parse_manifest({k: v for k, v in base_manifest().items() if k != "dataset_hashes"})
+    with pytest.raises(InputError, match="field 'calibration_id': required"):
+        parse_manifest({k: v for k, v in base_manifest().items() if k != "calibration_id"})
 
 
 def test_demo_round_trips_through_utf8_files(tmp_path: Path) -> None:

@@ -113,3 +113,13 @@ def test_text_rendering_carries_every_required_field(demo) -> None:  # type: ign
         "derived definitions", "controls:", "exclusions", "limitations:", "artifact hashes",
     ):
         assert needle in text, needle
+
+
+def test_memory_curve_label_delay_and_costs(demo) -> None:  # type: ignore[no-untyped-def]
+    m, obs, rep = demo
+    c = rep.checkpoints[0]
+    assert c.memory_label == "persistent EIMC" and c.memory_delay == 10.0
+    assert c.memory_costs["tool_calls"] == 240.0
+    in_context = build_report(m.model_copy(update={"memory_mechanism": "in-context"}), obs)
+    assert in_context.checkpoints[0].memory_label == "in-context memory curve (not persistent EIMC)"
+    assert "not persistent EIMC" in render_text(in_context)

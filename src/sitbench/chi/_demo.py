@@ -66,6 +66,7 @@ def demo_manifest(seed: int = 0) -> Manifest:
         dataset_hashes={"generator": _sha(f"sitbench.chi demo generator v1 seed={seed}")},
         config_hash=config_hash,
         load_grid=DEMO_GRID,
+        memory_mechanism="persistent",
         neutral_steps=[2, 3, 4],
         seeds=[seed * 1000 + k for k in range(DEMO_CLUSTERS)],
         analysis=Analysis(seed=seed),
@@ -139,7 +140,12 @@ def demo_observations(seed: int = 0) -> list[Observation]:
                     tick=float(step * 10),
                     state={"indexed_units": int(sum(DEMO_GRID) * (1 + min(step, 2))), "memory_versions": 1 + step, "active_goals": 1},
                     features=features,
-                    memory=MemoryCurveRecord(grid=DEMO_GRID, points=points),
+                    memory=MemoryCurveRecord(
+                        grid=DEMO_GRID,
+                        points=points,
+                        delay=10.0,
+                        costs={"retrieval_tokens": float(200 * sum(DEMO_GRID)), "tool_calls": float(6 * DEMO_PROBES)},
+                    ),
                     task_results=tasks,
                 )
             )

@@ -22,6 +22,8 @@ file, the line, the field and the fix):
   and never carries a ``human`` reference; ``human-referenced`` needs a
   calibration ID, non-synthetic records with ``reference_kind`` ``human`` and
   all five similarities in every record;
+* memory curves need a declared ``memory_mechanism``; an ``in-context`` or
+  ``replayed-transcript`` curve is labelled as such, never as persistent EIMC;
 * each ``(run, step)`` appears once; versions and (when declared) the config
   hash match the manifest; feature vectors match the declared probe schema;
   memory curves use the manifest's load grid.
@@ -49,6 +51,9 @@ EvidenceClass = Literal["synthetic-demonstration", "capacity-only", "human-refer
 
 ReferenceKind = Literal["human", "synthetic", "none"]
 """What the similarity profile is measured against."""
+
+MemoryMechanism = Literal["persistent", "in-context", "replayed-transcript"]
+"""Declared memory mechanism: context-window size alone is never persistent memory."""
 
 CHI_CHECK_TOLERANCE = 1e-9
 """Declared absolute tolerance (CHI points) when checking a stored CHI against its profile."""
@@ -80,6 +85,18 @@ class MemoryCurveRecord(BaseModel):
     """Registered loads (must equal the manifest's ``load_grid``)."""
     points: dict[int, MemoryPoint]
     """Factors per load; absent loads are untested."""
+    delay: float | None = None
+    """Event delay between ingestion and probing (ticks or intervening events)."""
+    costs: dict[str, float] = {}
+    """Costs of this sweep (tokens, retrieval tokens, tool calls, background operations...)."""
+
+    @field_validator("costs")
+    @classmethod
+    def _costs(cls, v: dict[str, float]) -> dict[str, float]:
+        for k, x in v.items():
+            if x < 0:
+                raise ValueError(f"costs.{k} = {x!r} is negative")
+        return v
 
 
 class Observation(BaseModel):
@@ -199,6 +216,9 @@ class Manifest(BaseModel):
     """EIMC threshold."""
     load_grid: list[int] | None = None
     """Registered memory load grid."""
+    memory_mechanism: MemoryMechanism | None = None
+    """What holds the memory probed by memory curves; required when records carry them.
+    ``in-context`` and ``replayed-transcript`` curves are never labelled persistent EIMC."""
     neutral_steps: list[int] = []
     """Steps that form the declared neutral interval (continuity and stability use only these)."""
     seeds: list[int] = []
@@ -375,6 +395,11 @@ def validate_records(manifest: Manifest, records: Iterable[Observation], where: 
             if len(r.features) != len(probe):
                 raise InputError(f"{at}: field 'features': {len(r.features)} values for a {len(probe)}-feature schema; a changed schema starts a new series")
         if r.memory is not None:
+            if manifest.memory_mechanism is None:
+                raise InputError(
+                    f"{at}: field 'memory': declare memory_mechanism in the manifest "
+                    "(persistent, in-context or replayed-transcript)"
+                )
             grid = check_grid(r.memory.grid, "memory.grid")
             if manifest.load_grid is None or grid != manifest.load_grid:
                 raise InputError(f"{at}: field 'memory.grid': {grid} differs from the manifest's load_grid {manifest.load_grid}")

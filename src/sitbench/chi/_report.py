@@ -87,6 +87,12 @@ class StepReport(BaseModel):
     """Memory Capacity Curve on cluster-balanced mean factors, with EIMC and status."""
     memory_uncertainty: EIMCInterval | None
     """Bootstrap EIMC distribution (categorical) and pointwise Q_M intervals."""
+    memory_label: str | None
+    """What the curve measures: persistent EIMC, or an in-context / replayed-transcript curve."""
+    memory_delay: float | None
+    """Mean event delay of the memory sweep over runs (``None`` if any run lacks it)."""
+    memory_costs: dict[str, float]
+    """Mean of each memory-sweep cost over runs reporting it."""
     drift: Interval | None
     """Mean drift from the first step (``None`` without probe features)."""
     continuity: Interval | None
@@ -150,6 +156,13 @@ class ChiReport(BaseModel):
     """Limitations: the manifest's, then the specification's."""
     artifact_hashes: dict[str, str]
     """SHA-256 of the input artifacts and the manifest's dataset hashes."""
+
+
+_MEMORY_LABELS = {
+    "persistent": "persistent EIMC",
+    "in-context": "in-context memory curve (not persistent EIMC)",
+    "replayed-transcript": "replayed-transcript curve: external storage with replay costs (not persistent EIMC)",
+}
 
 
 def _mean_over_runs(arr: np.ndarray) -> np.ndarray:
@@ -312,6 +325,12 @@ def build_report(
             memory = memory_curve(grid, pts_by_load, manifest.tau, alpha)  # type: ignore[arg-type]
             memory_unc = eimc_bootstrap(grid, mem[:, b], tau=manifest.tau, seed=sd, alpha=alpha, n_resamples=B, level=level, indices=idx)  # type: ignore[arg-type]
             curves.append(memory)
+        mem_recs = [cell[(a, b)].memory for a in present if cell[(a, b)].memory is not None]
+        delays = [mr.delay for mr in mem_recs]  # type: ignore[union-attr]
+        mcosts: dict[str, list[float]] = {}
+        for mr in mem_recs:
+            for key, v in mr.costs.items():  # type: ignore[union-attr]
+                mcosts.setdefault(key, []).append(v)
         tasks: dict[str, dict[str, Any]] = {}
         for a in present:
             for t in cell[(a, b)].task_results or []:
@@ -345,6 +364,9 @@ def build_report(
                 task_results=tasks,
                 memory=memory,
                 memory_uncertainty=memory_unc,
+                memory_label=None if memory is None else _MEMORY_LABELS[manifest.memory_mechanism or "persistent"],
+                memory_delay=None if not delays or any(d is None for d in delays) or len(delays) < n else math.fsum(delays) / len(delays),  # type: ignore[arg-type]
+                memory_costs={k: math.fsum(v) / len(v) for k, v in sorted(mcosts.items())},
                 drift=None if drift_hat is None else _interval(drift_hat[b], rep(drift_rep), n, sd, level),
                 continuity=None if cont_hat is None or b == 0 or not (st in neutral and steps[b - 1] in neutral) else _interval(cont_hat[b], rep(cont_rep), n, sd, level),
                 budgets={k: math.fsum(v) / len(v) for k, v in sorted(budgets.items())},
@@ -441,7 +463,8 @@ def render_text(report: ChiReport) -> str:
             qiv = c.memory_uncertainty.q_m if c.memory_uncertainty is not None else {}
             w("   Q_M: " + "  ".join(f"N={k}:{_iv(qiv[k]) if k in qiv else _fmt(v)}" for k, v in m.q_m.items()))
             for k, p in m.points.items():
-                w(f"     N={k}: r={_fmt(p.r)} t={_fmt(p.t)} s={_fmt(p.s)} u={_fmt(p.u)} i={_fmt(p.i)} f={_fmt(p.f)} (f_raw={_fmt(p.f_raw)}, invalid={_fmt(p.invalid_lure_rate)})")
+                w(f"     N={k}: r={_fmt(p.r)} t={_fmt(p.t)} s={_fmt(p.s)} u={_fmt(p.u)} i={_fmt(p.i)} f={_fmt(p.f)} (f_raw={_fmt(p.f_raw)}, invalid={_fmt(p.invalid_lure_rate)}; clean={_fmt(p.clean_i)}, i-clean={_fmt(p.interference_gap)})")
+            w(f"   memory: {c.memory_label}; delay {_fmt(c.memory_delay, 1)}; costs " + (", ".join(f"{k}={v:g}" for k, v in c.memory_costs.items()) or "none reported"))
             w(f"   EIMC(tau={m.tau}): {_fmt(m.eimc)} [{m.status}]  sustained prefix: {_fmt(m.sustained_prefix_eimc)}  nonmonotone: {str(m.nonmonotone).lower()}  sensitivity: " + ", ".join(f"{k}->{_fmt(v)}" for k, v in m.sensitivity.items()))
             mu = c.memory_uncertainty
             if mu is not None and mu.categories:

@@ -45,7 +45,16 @@ from sitbench.schema._observation import (
     UnmappedAssertion,
     Verdict,
 )
-from sitbench.schema._probe import Contract, Interlocutor, Probe, Query, SignedClaim, Turn
+from sitbench.schema._probe import (
+    Contract,
+    Envelope,
+    Interlocutor,
+    Probe,
+    Query,
+    SignedClaim,
+    Turn,
+    envelope_for,
+)
 from sitbench.schema._registry import ClosedWorldDeclaration, Proposition, Registry
 
 SCHEMA_VERSION = "1.0"
@@ -59,6 +68,7 @@ EXPORTED_MODELS = {
     "contract": Contract,
     "observation": Observation,
     "verdict": Verdict,
+    "envelope": Envelope,
     "subject_evidence": SubjectEvidence,
     "pair": Pair,
     "dataset_manifest": DatasetManifest,
@@ -81,6 +91,7 @@ __all__ = [
     "Contract",
     "DatasetManifest",
     "DisclosureSignals",
+    "Envelope",
     "Event",
     "EventKind",
     "EvidenceRecord",
@@ -113,4 +124,5 @@ __all__ = [
     "VisibleRelationship",
     "VisibleRelationshipVersion",
     "VisibleStance",
+    "envelope_for",
 ]

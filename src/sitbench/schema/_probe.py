@@ -136,3 +136,27 @@ class Probe(Frozen):
     """For D probes: the event whose date t_e splits pre from post."""
     note: str = ""
     """Author's note for humans reading the dataset."""
+
+
+class Envelope(Frozen):
+    """Env(q): the byte-identical query envelope every configuration receives (seed C.1).
+
+    It carries the date, the interlocutor description and the utterance — never anything
+    from the contract, and never an internal id."""
+
+    date: dt.date
+    """Date of the turn (τ_q for the scored turn)."""
+    interlocutor: str
+    """Interlocutor description, e.g. ``your sister Jo``."""
+    utterance: str
+    """What the interlocutor says."""
+
+    def render(self) -> str:
+        """The canonical text form inserted into every prompt."""
+        return f"[DATE: {self.date.isoformat()}] [SPEAKER: {self.interlocutor}] [MESSAGE: {self.utterance}]"
+
+
+def envelope_for(query: Query, turn_index: int | None = None) -> Envelope:
+    """Env(q) of one turn of a query (default: the scored turn)."""
+    turn = query.turns[query.scored_turn if turn_index is None else turn_index]
+    return Envelope(date=turn.t, interlocutor=query.interlocutor.description, utterance=turn.utterance)

@@ -41,17 +41,18 @@ class ClosedWorldDeclaration(Frozen):
     """Predicate family covered."""
     slot: str
     """Slot family covered (matches ``Proposition.slot``)."""
-    entity: str = "self"
-    """Entity the slot is about."""
+    entity: str = "*"
+    """Entity the slot is about; ``*`` covers every entity of the slot family."""
     scope_start: str | None = None
     """First date covered (ISO); None means from the start of the lineage."""
     scope_end: str | None = None
     """Last date covered (ISO); None means through the query epoch."""
-    cues: list[str] = Field(min_length=1)
+    cues: list[str] = Field(default_factory=list)
     """Lower-case trigger phrases that introduce a value of this slot (``lived in``, ``grew up in``).
 
     Part of the gold-blind vocabulary D_CW: they let the extractor notice a value with no
-    proposition id (an unexpected city in an exhaustive residence slot)."""
+    proposition id (an unexpected city in an exhaustive residence slot). Empty: the scope
+    is closed over mapped propositions only."""
 
 
 class Registry(Frozen):

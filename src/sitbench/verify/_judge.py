@@ -1,0 +1,100 @@
+"""Extraction and scoring of one response to one probe of a dataset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from sitbench.errors import InputError
+from sitbench.lineage import situated_state
+from sitbench.schema import Envelope, Observation, Probe, Query, Verdict, envelope_for
+from sitbench.stores import HiddenStore, load_hidden, load_visible
+from sitbench.verify._extract import Vocabulary, extract
+from sitbench.verify._router import extraction_universe
+from sitbench.verify._score import Support, score
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Observation, verdict, and for theorem-qualified probes the partner verdict (v_T, v_P)."""
+
+    probe_id: str
+    observation: Observation
+    verdict: Verdict
+    partner: Verdict | None
+
+
+class Judge:
+    """Holds the hidden store and the queries; extracts gold-blind, then scores."""
+
+    def __init__(self, hidden: HiddenStore, queries: dict[str, Query],
+                 policy: Literal["full", "routed"] = "full") -> None:
+        self.hidden = hidden
+        self.queries = queries
+        self.policy = policy
+        self._vocabularies: dict[tuple[str, ...], Vocabulary] = {}
+
+    @cached_property
+    def _props(self) -> dict[str, object]:
+        return self.hidden.registry.by_id()
+
+    def probe(self, probe_id: str) -> Probe:
+        """The probe, or an InputError listing how many exist."""
+        try:
+            return self.hidden.probes[probe_id]
+        except KeyError:
+            raise InputError(f"--probe {probe_id!r} is not in hidden/probes.jsonl "
+                             f"({len(self.hidden.probes)} probes, e.g. {next(iter(self.hidden.probes), '-')})") from None
+
+    def envelope(self, probe: Probe) -> Envelope:
+        """Env(q) of the probe's scored turn."""
+        return envelope_for(self.queries[probe.query_key])
+
+    def vocabulary(self, envelope: Envelope) -> Vocabulary:
+        """X_q and D_CW for this envelope (cached per universe)."""
+        universe = extraction_universe(envelope, self.hidden.registry, self.policy)
+        key = tuple(p.prop_id for p in universe)
+        if key not in self._vocabularies:
+            self._vocabularies[key] = Vocabulary(universe, self.hidden.registry.closed_world)
+        return self._vocabularies[key]
+
+    def support(self, probe: Probe) -> Support:
+        """Projected support of the probe's target lineage at τ."""
+        lineage = self.hidden.lineages[probe.lineage_id]
+        query = self.queries[probe.query_key]
+        state = situated_state(lineage, probe.contract.temporal_cutoff)
+        return Support(state=state, clearance=state.clearance_of(query.interlocutor.interlocutor_id),
+                       propositions=self.hidden.registry.by_id(),
+                       closed_world=tuple(self.hidden.registry.closed_world))
+
+    def extract(self, probe_id: str, response: str) -> Observation:
+        """Stage 1 only: Γ̂(a)."""
+        envelope = self.envelope(self.probe(probe_id))
+        return extract(response, envelope, self.vocabulary(envelope))
+
+    def score_observation(self, probe_id: str, observation: Observation) -> Judgement:
+        """Stage 2 on an existing observation: target and, when theorem-qualified, partner verdicts."""
+        probe = self.probe(probe_id)
+        verdict = score(observation, probe.contract, self.support(probe))
+        partner = None
+        if probe.theorem_qualified and probe.partner_probe_id in self.hidden.probes:
+            other = self.hidden.probes[probe.partner_probe_id]
+            partner = score(observation, other.contract, self.support(other))
+        return Judgement(probe_id=probe_id, observation=observation, verdict=verdict, partner=partner)
+
+    def judge(self, probe_id: str, response: str) -> Judgement:
+        """Extract once, score against the target (and partner) contract."""
+        return self.score_observation(probe_id, self.extract(probe_id, response))
+
+
+def load_judge(root: Path, policy: Literal["full", "routed"] = "full") -> Judge:
+    """A :class:`Judge` for a dataset directory."""
+    return Judge(load_hidden(root), load_visible(root).queries, policy)
+
+
+def judge_probe(dataset: Path | Judge, probe_id: str, response: str) -> Judgement:
+    """Convenience: judge one response to one probe of a dataset directory (or a loaded Judge)."""
+    judge = dataset if isinstance(dataset, Judge) else load_judge(Path(dataset))
+    return judge.judge(probe_id, response)

@@ -1,0 +1,78 @@
+"""Sentence and clause segmentation with character offsets (no external NLP)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Markup that carries no content: HTML tags, code fences, markdown emphasis and headers.
+_MARKUP = re.compile(r"<[^>\n]{0,200}>|```|\*\*|__|^[ \t]{0,3}#{1,6}[ \t]|^[ \t]*>[ \t]?", re.MULTILINE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+|^[ \t]*(?:[-*•·]|\d+[.)])[ \t]+", re.MULTILINE)
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:;|—|–|\s-\s|,\s*(?:but|however|although|though|whereas|yet|while|so)\b|"
+    r"\b(?:but|however|although|though|whereas|except that)\b|"
+    r",\s*(?=(?:and\s+)?(?:i|we|i'm|i've|i'd|we've|we're)\b)|\band\s+(?=(?:i|we)\b)|,\s*(?=(?:never|not|but not|and never|and not)\b))\s*",
+    re.IGNORECASE,
+)
+
+_INTERJECTION = re.compile(
+    r"\s*((?:no|nope|nah|yes|yeah|yep|not really|not quite|not exactly|actually no|sorry|correct|right|true|"
+    r"that's right|that's not right|that's not true|not true|that's wrong))\s*[,!.:]+\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause with its position in the original response."""
+
+    text: str
+    start: int
+    end: int
+    sentence: int
+    """Index of the sentence the clause belongs to."""
+    question: bool
+    """The sentence ends with a question mark."""
+
+
+def clean(text: str) -> str:
+    """Replace markup with spaces of equal length so offsets stay valid."""
+    return _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text``."""
+    spans, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() > start:
+            spans.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def clauses(text: str) -> list[Clause]:
+    """Clauses of every sentence, split at contrastive connectives and semicolons."""
+    out: list[Clause] = []
+    for index, (s, e) in enumerate(sentences(text)):
+        sentence = text[s:e]
+        question = sentence.rstrip().rstrip("\"'”’)").endswith("?")
+        pos = 0
+        lead = _INTERJECTION.match(sentence)
+        if lead:
+            out.append(_clause(text, s, s + lead.end(1), index, question))
+            pos = lead.end()
+        for m in _CLAUSE_BREAK.finditer(sentence, pos):
+            if m.start() > pos:
+                out.append(_clause(text, s + pos, s + m.start(), index, question))
+            pos = m.end()
+        if pos < len(sentence):
+            out.append(_clause(text, s + pos, e, index, question))
+    return [c for c in out if c.text.strip()]
+
+
+def _clause(text: str, start: int, end: int, sentence: int, question: bool) -> Clause:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Clause(text=text[start:end], start=start, end=end, sentence=sentence, question=question)

@@ -72,6 +72,7 @@ def test_missing_capacity_is_strict_and_counted(demo) -> None:  # type: ignore[n
     rep = build_report(m, changed)
     c2 = rep.checkpoints[2]
     assert c2.capacity["C"].estimate is None and c2.capacity_missing["C"] == 1
+    assert c2.capacity["C"].lower is None and c2.capacity["C"].upper is None
     assert rep.checkpoints[1].capacity["C"].estimate is not None
 
 

@@ -95,3 +95,11 @@ def test_eimc_bootstrap_observed_categories_and_single_cluster() -> None:
     assert res.crossing_frequency[1] == 1.0
     single = eimc_bootstrap(grid, a[None], tau=0.8, seed=0)
     assert single.lower is None and single.categories == [] and single.q_m[1].lower is None
+
+
+def test_resample_means_equal_explicit_resampling() -> None:
+    from sitbench.chi._uncertainty import resample_means
+
+    data = np.arange(24, dtype=float).reshape(4, 3, 2) / 24
+    idx = bootstrap_indices(4, 2000, 5)
+    assert np.allclose(resample_means(data, idx), data[idx].mean(axis=1))

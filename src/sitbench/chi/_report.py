@@ -35,6 +35,7 @@ from sitbench.chi._uncertainty import (
     check_resampling,
     eimc_bootstrap,
     percentile_interval,
+    resample_means,
 )
 
 SPEC_LIMITATIONS: tuple[str, ...] = (
@@ -172,7 +173,10 @@ def _mean_over_runs(arr: np.ndarray) -> np.ndarray:
 
 def _interval(values: np.ndarray, reps: np.ndarray | None, n: int, seed: int, level: float) -> Interval:
     est = float(values)
-    return percentile_interval(None if math.isnan(est) else est, np.array([]) if reps is None else reps, n, seed, level)
+    if math.isnan(est):
+        # a null estimate has null uncertainty
+        return percentile_interval(None, np.array([]), min(n, 1), seed, level).model_copy(update={"n_clusters": n})
+    return percentile_interval(est, np.array([]) if reps is None else reps, n, seed, level)
 
 
 def _label(evidence_class: str) -> str:
@@ -281,7 +285,7 @@ def build_report(
     idx = bootstrap_indices(n, B, sd) if n >= 2 else None
 
     def boot(arr: np.ndarray) -> np.ndarray | None:
-        return None if idx is None else arr[idx].mean(axis=1)
+        return None if idx is None else resample_means(arr, idx)
 
     cap_hat, cap_rep = _mean_over_runs(caps), boot(caps)
     sim_hat, sim_rep = _mean_over_runs(sims), boot(sims)

@@ -89,6 +89,20 @@ def bootstrap_indices(n_clusters: int, n_resamples: int, seed: int) -> np.ndarra
     return rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
 
 
+def resample_means(data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Equal-weight cluster means of every resample, shape ``(n_resamples, *data.shape[1:])``.
+
+    Computed as (draw counts) @ data, which never materializes the resampled
+    array. A NaN in any cluster makes that cell NaN in every resample, matching
+    the strict missingness of the point estimate.
+    """
+    n_res, n = indices.shape
+    flat = (indices + n * np.arange(n_res)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=n_res * n).reshape(n_res, n).astype(float)
+    out = counts @ np.asarray(data, dtype=float).reshape(n, -1) / n
+    return out.reshape((n_res, *np.shape(data)[1:]))
+
+
 def percentile_interval(
     estimate: float | None, samples: np.ndarray, n_clusters: int, seed: int, level: float = 0.95
 ) -> Interval:
@@ -259,7 +273,7 @@ def eimc_bootstrap(
         q_iv = {g: percentile_interval(_f(q_hat[k]), np.array([]), n, seed, level) for k, g in enumerate(grid)}
         return EIMCInterval(tau=tau, categories=[], lower=None, upper=None, crossing_frequency={}, q_m=q_iv, n_clusters=n, n_resamples=0, seed=seed, level=level)
     idx = bootstrap_indices(n, n_resamples, seed) if indices is None else indices
-    q = q_m_array(arr[idx].mean(axis=1), alpha)  # (B, K)
+    q = q_m_array(resample_means(arr, idx), alpha)  # (B, K)
     codes = eimc_codes(q, tau)
     values, counts = np.unique(codes, return_counts=True)
     cats = [_category(int(c), grid, float(m) / len(codes)) for c, m in zip(values, counts)]

@@ -145,3 +145,14 @@ def test_score_missing_field_names_the_line(tmp_path: Path, capsys: pytest.Captu
 def test_help_texts(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["chi", "--help"], capsys)
     assert code == 0 and "eimc" in out and "similarity" in out and "score" in out and "demo" in out
+
+
+def test_cross_record_errors_name_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(["chi", "demo", "--out", str(tmp_path / "d")], capsys)
+    obs = tmp_path / "d" / "observations.jsonl"
+    lines = obs.read_text(encoding="utf-8").splitlines()
+    lines.insert(1, "")
+    lines.append(lines[0])  # duplicate (run, step) on line 42
+    obs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, _, err = run(["chi", "score", str(obs), "--manifest", str(tmp_path / "d" / "manifest.json")], capsys)
+    assert code == 2 and "observations.jsonl line 42: field 'step': duplicate" in err

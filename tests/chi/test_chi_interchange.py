@@ -111,6 +111,8 @@ def test_chi_must_be_null_when_similarity_is_missing() -> None:
         check(rec, base_manifest(evidence_class="capacity-only"))
     rec["chi"] = None
     check(rec, base_manifest(evidence_class="capacity-only"))
+    # CHI may stay null while the rest of the record, with a full profile, is valid
+    check(base_record() | {"chi": None})
 
 
 @pytest.mark.parametrize("claimed", ["capacity-only", "human-referenced"])
@@ -183,6 +185,8 @@ def test_manifest_rules() -> None:
         parse_manifest(base_manifest(weights={"R": 0.5, "M": 0.5, "C": 0.5, "A": 0.5, "I": 0.5}))
     with pytest.raises(InputError, match="evidence_class"):
         parse_manifest(base_manifest(evidence_class="conscious"))
+    with pytest.raises(InputError, match="n_resamples"):
+        parse_manifest(base_manifest(analysis={"n_resamples": 500}))
     with pytest.raises(InputError, match="field 'dataset_hashes': required"):
         parse_manifest({k: v for k, v in base_manifest().items() if k != "dataset_hashes"})
     with pytest.raises(InputError, match="field 'calibration_id': required"):

@@ -17,6 +17,7 @@ from sitbench.chi._interchange import (
     load_manifest,
     load_observations,
     read_json,
+    record_lines,
     validate_records,
 )
 from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, memory_curve
@@ -317,7 +318,7 @@ def score(observations: Path, manifest_path: Path, as_json: bool, seed: int | No
     """
     manifest = load_manifest(manifest_path)
     records = load_observations(observations)
-    validate_records(manifest, records, str(observations))
+    validate_records(manifest, records, str(observations), record_lines(observations))
     report = build_report(
         manifest,
         records,

@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +44,7 @@ from sitbench.chi._capacity import TaskScore
 from sitbench.chi._common import AXES, MEMORY_FACTORS, SPEC_VERSION, check_weights
 from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, check_grid, check_tau
 from sitbench.chi._similarity import chi_score
+from sitbench.chi._uncertainty import check_resampling
 from sitbench.errors import InputError
 
 EvidenceClass = Literal["synthetic-demonstration", "capacity-only", "human-referenced", "illustrative-schema-only"]
@@ -289,6 +290,7 @@ def parse_manifest(data: Any, where: str = "manifest") -> Manifest:
         check_tau(m.tau)
         if m.load_grid is not None:
             check_grid(m.load_grid, "load_grid")
+        check_resampling(2, m.analysis.n_resamples, m.analysis.level)
     except ValidationError as exc:
         raise InputError(f"{where}: {_pydantic_message(exc)}") from None
     except InputError as exc:
@@ -338,24 +340,32 @@ def load_observations(path: Path) -> list[Observation]:
     return out
 
 
-def validate_records(manifest: Manifest, records: Iterable[Observation], where: str = "observations") -> list[Observation]:
+def validate_records(
+    manifest: Manifest,
+    records: Iterable[Observation],
+    where: str = "observations",
+    lines: Sequence[int] | None = None,
+) -> list[Observation]:
     """Check records against each other and against the manifest, including the evidence class.
 
     Args:
         manifest: The run manifest.
         records: Parsed observations in file order.
-        where: File name used in messages; record ``k`` is reported as ``line k`` of it
-            when records came from :func:`load_observations` without blank lines.
+        where: File name used in messages.
+        lines: Line number of each record in ``where`` (see :func:`record_lines`);
+            without it, messages count records from 1.
 
     Returns:
         The records, unchanged.
     """
     recs = list(records)
+    if lines is not None and len(lines) != len(recs):
+        raise ValueError("lines must give one line number per record")
     seen: set[tuple[str, int]] = set()
     cls = manifest.evidence_class
     probe = manifest.feature_schemas.get("probe")
     for k, r in enumerate(recs, start=1):
-        at = f"{where} record {k} (run {r.run!r}, step {r.step})"
+        at = f"{where} line {lines[k - 1]}" if lines is not None else f"{where} record {k} (run {r.run!r}, step {r.step})"
         key = (r.run, r.step)
         if key in seen:
             raise InputError(f"{at}: field 'step': duplicate (run, step); give one record per run and checkpoint")
@@ -407,6 +417,12 @@ def validate_records(manifest: Manifest, records: Iterable[Observation], where: 
             if off:
                 raise InputError(f"{at}: field 'memory.points': load(s) {off} are not on the grid")
     return recs
+
+
+def record_lines(path: Path) -> list[int]:
+    """Line numbers of the non-blank lines of a JSONL file (one per record)."""
+    text = path.read_text(encoding="utf-8")
+    return [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
 def file_sha256(path: Path) -> str:

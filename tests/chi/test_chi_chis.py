@@ -152,3 +152,11 @@ def test_decay_half_time_undefined_cases() -> None:
 def test_chis_record_allows_null_chi() -> None:
     rec = CHISRecord(step=0, chi=None, capacities={"R": 0.5}, human_similarity=None, state={"indexed_units": 100})
     assert rec.chi is None and rec.state["indexed_units"] == 100
+
+
+def test_decay_half_time_input_checks() -> None:
+    with pytest.raises(InputError, match="nonfinite"):
+        decay_half_time([0, 1], [0.4, float("nan")])
+    with pytest.raises(InputError, match="increasing"):
+        decay_half_time([0, 0], [0.4, 0.1])
+    assert decay_half_time([0, 1], [None, 0.1]).status == "missing"

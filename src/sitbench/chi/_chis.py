@@ -311,9 +311,11 @@ def decay_half_time(times: Sequence[float], effects: Sequence[float | None]) -> 
     """
     if len(times) != len(effects) or not times:
         raise InputError("field 'effects': give one effect per time")
-    for name, v in zip(("effects",) * len(effects), effects):
+    for k, v in enumerate(effects):
         if v is not None and not math.isfinite(v):
-            raise InputError(f"field '{name}': nonfinite effect {v!r}")
+            raise InputError(f"field 'effects[{k}]': nonfinite effect {v!r}; give a finite number or null")
+    if any(b <= a for a, b in zip(times, times[1:])):
+        raise InputError("field 'times': times must be strictly increasing")
     e0 = effects[0]
     points = {"times": list(times), "effects": list(effects)}
     if e0 is None:

@@ -165,13 +165,21 @@ class Vocabulary:
         self.closed_world = tuple(closed_world)
         self.by_id = {p.prop_id: p for p in self.universe}
         self._forms: list[_Form] = []
+        simple: list[tuple[str, Proposition]] = []
         for prop in self.universe:
             for form in prop.surface_forms:
                 if "+" in form:
                     parts = tuple(_form_pattern(part.strip()) for part in form.split("+") if part.strip())
                     self._forms.append(_Form(prop, None, parts))
                 else:
-                    self._forms.append(_Form(prop, _form_pattern(form), ()))
+                    simple.append((form, prop))
+        # One alternation for every simple form: a single scan per clause instead of one per form.
+        self._simple_props = [prop for _, prop in simple]
+        alternatives = "|".join(f"(?P<f{i}>" + r"[\s-]+".join(re.escape(w) for w in form.split()) + ")"
+                                for i, (form, _) in enumerate(simple))
+        self._simple = re.compile(r"(?<![\w])(?:" + alternatives + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) \
+            if simple else None
+        self._envelope_cache: dict[str, tuple[list[Proposition], list[Proposition]]] = {}
         self._cw_cues = []
         self_slots = {p.slot for p in self.universe if p.entity == "self"}
         for decl in self.closed_world:
@@ -182,14 +190,12 @@ class Vocabulary:
     def mentions(self, text: str) -> list[tuple[Proposition, int, int]]:
         """Propositions whose surface forms occur in ``text``, each once, in universe order."""
         found: dict[str, tuple[Proposition, int, int]] = {}
+        if self._simple is not None:
+            for m in self._simple.finditer(text):
+                prop = self._simple_props[int(m.lastgroup[1:])]  # type: ignore[index]
+                found.setdefault(prop.prop_id, (prop, m.start(), m.end()))
         for form in self._forms:
-            if form.prop.prop_id in found:
-                continue
-            if form.pattern is not None:
-                m = form.pattern.search(text)
-                if m:
-                    found[form.prop.prop_id] = (form.prop, m.start(), m.end())
-            elif all(part.search(text) for part in form.parts):
+            if form.prop.prop_id not in found and all(part.search(text) for part in form.parts):
                 m = form.parts[-1].search(text)
                 assert m is not None
                 found[form.prop.prop_id] = (form.prop, m.start(), m.end())
@@ -231,9 +237,24 @@ def _is_place(prop: Proposition) -> bool:
     return prop.predicate in _PLACE_PREDICATES
 
 
+def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> tuple[list[Proposition], list[Proposition]]:
+    cached = vocabulary._envelope_cache.get(envelope.utterance)
+    if cached is None:
+        cached = (_presupposed(envelope, vocabulary),
+                  [p for p, _, _ in vocabulary.mentions(envelope.utterance) if not p.world_fact])
+        if len(vocabulary._envelope_cache) > 4096:
+            vocabulary._envelope_cache.clear()
+        vocabulary._envelope_cache[envelope.utterance] = cached
+    return cached
+
+
 def presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
     """Facts about the identity that the utterance takes for granted (wh-questions and statements
     addressed to "you"; not yes/no questions, not hedged rumours)."""
+    return list(_envelope_facts(envelope, vocabulary)[0])
+
+
+def _presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
     out: dict[str, Proposition] = {}
     for clause in clauses(clean(envelope.utterance)):
         if not _SECOND_PERSON.search(clause.text) or _PRESUPPOSITION_BLOCK.search(clause.text):
@@ -248,7 +269,7 @@ def presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]
 
 def asked_about(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
     """Facts about the identity the utterance mentions (what a bare yes/no answers)."""
-    return [p for p, _, _ in vocabulary.mentions(envelope.utterance) if not p.world_fact]
+    return list(_envelope_facts(envelope, vocabulary)[1])
 
 
 @dataclass

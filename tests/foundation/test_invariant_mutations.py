@@ -490,4 +490,5 @@ def test_partner_queries_that_differ_fail_both_query_identity_checks(pilot_dir: 
     rows = pilot_dir.check_rows()
     assert {cid for cid, row in rows.items() if not row.passed} == {"inv10", "inv11"}
     assert rows["inv10"].problems[0].startswith(f"{PROBES} line 1 (PR-01): the scored turn differs from partner PR-02")
-    assert rows["inv11"].problems[0] == f"{PROBES} line 1 (PR-01): matched orientations have different scored utterances"
+    assert rows["inv11"].problems[0] == (f"{PROBES} line 1 (PR-01): "
+                                         "matched orientations have different scored utterances")

@@ -42,7 +42,8 @@ def test_generate_then_validate_in_a_real_process(tmp_path: Path) -> None:
     assert payload["counts"] == COUNTS
 
 
-def test_validate_json_reports_every_check_with_a_summary(pilot_dir: PilotDir, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_json_reports_every_check_with_a_summary(pilot_dir: PilotDir,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(pilot_dir.root), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     rows = {row["id"]: row for row in payload["checks"]}

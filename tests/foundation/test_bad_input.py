@@ -140,6 +140,14 @@ def test_integer_dates_are_rejected_not_read_as_unix_time(pilot_dir: PilotDir,
     assert f"{QUERIES} line 3: tau: " in message
 
 
+def test_scored_turn_out_of_range_is_an_input_error(pilot_dir: PilotDir,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """q-001 has one turn; scored_turn 3 points at nothing (today: IndexError traceback in inv10)."""
+    pilot_dir.edit_query("q-001", lambda q: q.update(scored_turn=3))
+    message = _one_error_line(*_validate(pilot_dir, capsys))
+    assert f"{QUERIES} line 1: scored_turn" in message
+
+
 # ---------------------------------------------------------------- unknown enum values and fields
 
 

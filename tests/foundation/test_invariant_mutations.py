@@ -492,3 +492,23 @@ def test_partner_queries_that_differ_fail_both_query_identity_checks(pilot_dir: 
     assert rows["inv10"].problems[0].startswith(f"{PROBES} line 1 (PR-01): the scored turn differs from partner PR-02")
     assert rows["inv11"].problems[0] == (f"{PROBES} line 1 (PR-01): "
                                          "matched orientations have different scored utterances")
+
+
+def test_scored_turn_dated_away_from_tau_is_caught(pilot_dir: PilotDir) -> None:
+    """The envelope date of the scored turn must be the query epoch tau (Query: "the last one is at τ").
+
+    Here PR-20's only turn is stamped 2015-01-01 while tau and the contract's cutoff stay at
+    2019-06-01: the candidate would be told a date four years before the one it is scored at.
+    Today no check notices; one check (inv1, next to the temporal_cutoff link) should.
+    """
+
+    def edit(query: dict[str, Any]) -> None:
+        query["turns"][0]["t"] = "2015-01-01"
+
+    pilot_dir.edit_query("q-020", edit)
+    rows = pilot_dir.check_rows()
+    failing = [cid for cid, row in rows.items() if not row.passed]
+    assert len(failing) == 1, failing
+    first = rows[failing[0]].problems[0]
+    assert "q-020" in first or "PR-20" in first
+    assert "turns[0].t" in first

@@ -137,6 +137,10 @@ def inv1_schema(ds: LoadedDataset) -> tuple[list[str], str]:
             p.add(where, f"query {probe.query_key!r} belongs to subject {query.subject!r}, not this lineage's")
         if probe.contract.temporal_cutoff != query.tau:
             p.add(where, "contract.temporal_cutoff differs from the query's tau")
+        scored_index = query.scored_turn % len(query.turns)
+        if query.turns[scored_index].t != query.tau:
+            p.add(_query_line(ds, query.query_key), f"turns[{scored_index}].t {query.turns[scored_index].t} "
+                                                    f"is not the query's tau {query.tau} (the scored turn is at τ)")
         if probe.contract.capability != query.capability:
             p.add(where, "contract.capability differs from the query's capability")
         if probe.partner_probe_id is not None and probe.partner_probe_id not in ds.hidden.probes:

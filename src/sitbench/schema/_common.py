@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from enum import Enum
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+
+def _iso_date(value: Any) -> Any:
+    # Lax pydantic would read 42 as a Unix timestamp; a dataset date must be written as a date.
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"expected an ISO date like 2022-06-01, got {value!r}") from None
+    raise ValueError(f"expected an ISO date string like 2022-06-01, got {type(value).__name__} {value!r}")
+
+
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
+"""A calendar date written as ``YYYY-MM-DD`` (numbers and datetimes are rejected)."""
 
 
 class Frozen(BaseModel):

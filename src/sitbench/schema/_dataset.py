@@ -6,14 +6,14 @@ import datetime as dt
 
 from pydantic import Field
 
-from sitbench.schema._common import EventKind, Frozen, Provenance, Tier
+from sitbench.schema._common import IsoDate, EventKind, Frozen, Provenance, Tier
 from sitbench.schema._lineage import Invariants, ProfileVersion
 
 
 class EvidenceRecord(Frozen):
     """One chronicle record as a candidate may see it: no proposition ids, no lineage id."""
 
-    t: dt.date
+    t: IsoDate
     """Date."""
     kind: EventKind
     """Record kind."""
@@ -34,7 +34,7 @@ class EvidenceRecord(Frozen):
 class VisibleAcquisition(Frozen):
     """An acquisition as a candidate may see it."""
 
-    t: dt.date
+    t: IsoDate
     """When acquired."""
     topic: str
     """What was acquired, in words."""
@@ -47,7 +47,7 @@ class VisibleAcquisition(Frozen):
 class VisibleRelationshipVersion(Frozen):
     """A dated relationship state as a candidate may see it."""
 
-    t: dt.date
+    t: IsoDate
     """Start date."""
     relation: str
     """Relation in words."""
@@ -69,7 +69,7 @@ class VisibleRelationship(Frozen):
 class VisibleStance(Frozen):
     """One dated stance of a belief."""
 
-    t: dt.date
+    t: IsoDate
     """When adopted."""
     stance: str
     """Stance in words."""

@@ -6,7 +6,7 @@ import datetime as dt
 
 from pydantic import Field
 
-from sitbench.schema._common import EventKind, Frozen, Provenance, SignedProp, Tier
+from sitbench.schema._common import IsoDate, EventKind, Frozen, Provenance, SignedProp, Tier
 
 
 class Event(Frozen):
@@ -14,7 +14,7 @@ class Event(Frozen):
 
     event_id: str
     """Id unique within the lineage, e.g. ``E-007``."""
-    t: dt.date
+    t: IsoDate
     """Date of the event."""
     kind: EventKind
     """What the event records."""
@@ -43,7 +43,7 @@ class AcquisitionEdge(Frozen):
 
     prop_id: str
     """Acquired proposition."""
-    t: dt.date
+    t: IsoDate
     """When it was acquired; never before the source event (inv3)."""
     source_event: str
     """Event through which it was acquired."""
@@ -54,7 +54,7 @@ class AcquisitionEdge(Frozen):
 class RelationshipVersion(Frozen):
     """State of a relationship from a date on."""
 
-    t: dt.date
+    t: IsoDate
     """When this version starts."""
     relation: str
     """Relation in words, e.g. ``sister``, ``colleague``."""
@@ -80,7 +80,7 @@ class Relationship(Frozen):
 class BeliefVersion(Frozen):
     """One stance of a belief, valid from ``t``."""
 
-    t: dt.date
+    t: IsoDate
     """When the stance was adopted."""
     prop_id: str
     """Proposition stating the stance."""
@@ -123,7 +123,7 @@ class Profile(Frozen):
 class ProfileVersion(Frozen):
     """Profile fields from a date on (profile-level transitions are applied to both pair members)."""
 
-    t: dt.date
+    t: IsoDate
     """When these fields take effect."""
     occupation: str
     """Occupation from ``t``."""
@@ -134,7 +134,7 @@ class Invariants(Frozen):
 
     alias: str
     """Public alias."""
-    birth_date: dt.date
+    birth_date: IsoDate
     """Date of birth (age is derived from it)."""
     hometown: str
     """Hometown."""
@@ -157,7 +157,7 @@ class Lineage(Frozen):
     """Immutable invariants."""
     occupations: list[ProfileVersion] = Field(min_length=1)
     """Occupation history (profile-level; must match the partner's)."""
-    checkpoints: list[dt.date] = Field(min_length=5, max_length=5)
+    checkpoints: list[IsoDate] = Field(min_length=5, max_length=5)
     """Five checkpoint dates t0 < … < t4."""
     events: list[Event]
     """Time-ordered events."""

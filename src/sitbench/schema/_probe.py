@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from sitbench.schema._common import (
+    IsoDate,
     Act,
     CapabilityMode,
     Category,
@@ -32,7 +33,7 @@ class Turn(Frozen):
 
     session: int = Field(ge=1)
     """Conversation session the turn belongs to; a change of session is a context reset."""
-    t: dt.date
+    t: IsoDate
     """Date stamped on this turn's envelope."""
     utterance: str
     """What the interlocutor says."""
@@ -49,7 +50,7 @@ class Query(Frozen):
     """Opaque key joining this query to its hidden probe. Never serialized into a prompt."""
     subject: str
     """Opaque key of the identity's evidence file. Never serialized into a prompt."""
-    tau: dt.date
+    tau: IsoDate
     """Evaluation epoch τ_q."""
     interlocutor: Interlocutor
     """Who asks."""
@@ -61,6 +62,14 @@ class Query(Frozen):
     """Index into ``turns`` of the turn whose response is scored (default: the last)."""
     state_write: str | None = None
     """Description of what a configuration with declared persistent state carries across a reset."""
+
+    @field_validator("scored_turn")
+    @classmethod
+    def _scored_turn_exists(cls, value: int, info: ValidationInfo) -> int:
+        turns = info.data.get("turns")
+        if turns is not None and not -len(turns) <= value < len(turns):
+            raise ValueError(f"scored_turn {value} is out of range for {len(turns)} turns")
+        return value
 
     @property
     def utterance(self) -> str:
@@ -104,7 +113,7 @@ class Contract(Frozen):
     """α of the query."""
     disclosure_tier: Tier = Tier.PUBLIC
     """Clearance the requested content needs."""
-    temporal_cutoff: dt.date
+    temporal_cutoff: IsoDate
     """τ_q: evidence after it is inadmissible."""
 
 
@@ -144,7 +153,7 @@ class Envelope(Frozen):
     It carries the date, the interlocutor description and the utterance — never anything
     from the contract, and never an internal id."""
 
-    date: dt.date
+    date: IsoDate
     """Date of the turn (τ_q for the scored turn)."""
     interlocutor: str
     """Interlocutor description, e.g. ``your sister Jo``."""

@@ -229,8 +229,9 @@ class AnthropicCandidate:
 
     def describe(self) -> dict[str, Any]:
         """Provider, model id, base URL, API version, decoding fields sent; never the key."""
-        from anthropic._constants import ANTHROPIC_API_VERSION
-
+        # Older SDKs do not expose the API version they send; record None there.
+        constants = getattr(self._sdk, "_constants", None)
+        api_version = getattr(constants, "ANTHROPIC_API_VERSION", None)
         base_url = self.base_url
         if base_url is None:
             base_url = str(self._sdk.AsyncAnthropic(api_key="unused").base_url)
@@ -238,7 +239,7 @@ class AnthropicCandidate:
             "provider": PROVIDER,
             "model": self.model,
             "base_url": base_url,
-            "api_version": ANTHROPIC_API_VERSION,
+            "api_version": api_version,
             "api_key_env": self.api_key_env,
             "timeout_s": self.timeout_s,
             "retry": self.retry.model_dump(),

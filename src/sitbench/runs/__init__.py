@@ -1,1 +1,5 @@
-"""sitbench.runs"""
+"""Runs: the runner, the run store (manifest, responses, scores) and scoring."""
+
+from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord, TurnRecord
+
+__all__ = ["RunManifest", "ScoreRecord", "TrialRecord", "TurnRecord"]

@@ -119,7 +119,8 @@ def test_dataset_covers_both_outcomes_per_probe() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
 def test_acts(case: Case, judgements: dict[str, Judgement]) -> None:
     got = _acts(judgements[case.case_id])
-    assert got == case.acts, f"{case.note}\nresponse: {case.response!r}\nexpected {sorted(case.acts)}, extracted {sorted(got)}"
+    assert got == case.acts, (f"{case.note}\nresponse: {case.response!r}\n"
+                              f"expected {sorted(case.acts)}, extracted {sorted(got)}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
@@ -132,15 +133,17 @@ def test_claims(case: Case, judgements: dict[str, Judgement]) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
 def test_verdict(case: Case, judgements: dict[str, Judgement]) -> None:
     judgement = judgements[case.case_id]
+    valid = judgement.verdict.valid
     failed = sorted(name for name, check in judgement.verdict.checks.items() if not check.passed)
-    assert judgement.verdict.valid is case.valid, f"{case.note}\nresponse: {case.response!r}\nfailed checks: {failed}"
+    assert valid == case.valid, f"{case.note}\nresponse: {case.response!r}\nfailed checks: {failed}"
     if case.partner_valid is None:
         assert judgement.partner is None
-    else:
-        assert judgement.partner is not None
-        partner_failed = sorted(n for n, c in judgement.partner.checks.items() if not c.passed)
-        assert judgement.partner.valid is case.partner_valid, (
-            f"partner verdict; {case.note}\nresponse: {case.response!r}\npartner failed checks: {partner_failed}")
+        return
+    assert judgement.partner is not None
+    partner_valid = judgement.partner.valid
+    partner_failed = sorted(n for n, c in judgement.partner.checks.items() if not c.passed)
+    assert partner_valid == case.partner_valid, (
+        f"partner verdict; {case.note}\nresponse: {case.response!r}\npartner failed checks: {partner_failed}")
 
 
 # --- summary --------------------------------------------------------------------------------
@@ -190,20 +193,25 @@ def test_summarize_counts_by_hand() -> None:
     from sitbench.schema import CheckResult, ExtractedClaim, Observation, Verdict
 
     def judgement(acts: list[Act], claims: list[Triple], valid: bool, partner: bool | None) -> Judgement:
-        obs = Observation(acts=acts, claims=[ExtractedClaim(prop_id=p, polarity=pol, provenance=ClaimProvenance(prov), span=(0, 1))
-                                             for p, pol, prov in claims], verifier_version="t")
+        extracted = [ExtractedClaim(prop_id=p, polarity=pol, provenance=ClaimProvenance(prov), span=(0, 1))
+                     for p, pol, prov in claims]
+        obs = Observation(acts=acts, claims=extracted, verifier_version="t")
         verdict = Verdict(valid=valid, checks={"act": CheckResult(passed=valid)}, verifier_version="t")
-        pv = None if partner is None else Verdict(valid=partner, checks={"act": CheckResult(passed=partner)}, verifier_version="t")
+        pv = (None if partner is None
+              else Verdict(valid=partner, checks={"act": CheckResult(passed=partner)}, verifier_version="t"))
         return Judgement(probe_id="PR-01", observation=obs, verdict=verdict, partner=pv)
 
-    a = Case("R-001", "PR-01", "x", frozenset({"REJECT"}), frozenset({("P-01", False, "personal_experience")}), True, False, "n")
+    a = Case("R-001", "PR-01", "x", frozenset({"REJECT"}), frozenset({("P-01", False, "personal_experience")}),
+             True, False, "n")
     b = Case("R-002", "PR-11", "y", frozenset({"ABSTAIN", "REJECT"}),
              frozenset({("P-16", False, "acquired"), ("P-12", True, "personal_experience")}), True, None, "n")
     judged = {
         # acts: REJECT right, extra QUALIFY -> 5/6; claims: 1 of 1 right plus 1 extra; target right, partner wrong.
-        "R-001": judgement([Act.REJECT, Act.QUALIFY], [("P-01", False, "personal_experience"), ("P-02", True, "personal_experience")], True, True),
+        "R-001": judgement([Act.REJECT, Act.QUALIFY],
+                           [("P-01", False, "personal_experience"), ("P-02", True, "personal_experience")], True, True),
         # acts: ABSTAIN only -> misses REJECT -> 5/6; claims: 1 of 2 (wrong provenance on P-16); verdict wrong.
-        "R-002": judgement([Act.ABSTAIN], [("P-16", False, "unspecified"), ("P-12", True, "personal_experience")], False, None),
+        "R-002": judgement([Act.ABSTAIN],
+                           [("P-16", False, "unspecified"), ("P-12", True, "personal_experience")], False, None),
     }
     s = summarize([a, b], judged)
     assert s.act_accuracy == pytest.approx(10 / 12)

@@ -1,0 +1,49 @@
+"""``sitbench metrics``: SIT metrics of one or more scored runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from sitbench.metrics._compute import ConfigMetrics, compute_metrics, load_scores
+from sitbench.metrics._table import render_table
+
+
+def _configs_json(metrics: dict[str, ConfigMetrics]) -> dict[str, Any]:
+    return {"configs": {config: row.model_dump(mode="json") for config, row in metrics.items()}}
+
+
+def _run_names(runs: tuple[Path, ...]) -> list[str]:
+    names = [run.name or str(run) for run in runs]
+    # Two runs may share a directory name (runs/a/r1, runs/b/r1): fall back to the path given.
+    return [name if names.count(name) == 1 else str(run) for name, run in zip(names, runs, strict=True)]
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
+    """Category validities, Macro SIT, LAA/IC and FMR/TL/UEL of scored RUNS.
+
+    \b
+    Reads RUN/scores.jsonl (written by `sitbench score RUN`). Category validities
+    and LAA/IC are pair-balanced; FMR, TL and UEL are plain shares over completed
+    trials; dropped trials count as attempted, never as failures. With several
+    runs the JSON is keyed by run directory name: {"runs": {NAME: {"configs": …}}}.
+    """
+    names = _run_names(runs)
+    results = {name: compute_metrics(load_scores(run)) for name, run in zip(names, runs, strict=True)}
+    if as_json:
+        if len(runs) == 1:
+            data: dict[str, Any] = _configs_json(results[names[0]])
+        else:
+            data = {"runs": {name: _configs_json(result) for name, result in results.items()}}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
+        return
+    console = Console(width=200)
+    for name, result in results.items():
+        console.print(render_table(result, title=name))

@@ -114,23 +114,25 @@ def _share(hits: int, total: int) -> float | None:
 def _verdict_value(record: ScoreRecord) -> float | None:
     if record.status != "completed":
         return None
-    assert record.verdict is not None  # checked in _check
+    assert record.verdict is not None  # checked by _problem
     return 1.0 if record.verdict.valid else 0.0
 
 
-def _check(record: ScoreRecord) -> None:
+def _problem(record: ScoreRecord) -> str | None:
+    """What makes a record unusable for metrics, as ``field 'x' …; fix``, or ``None``."""
     if record.status != "completed":
-        return
+        return None
     if record.verdict is None:
-        raise InputError(
-            f"trial {record.trial_id!r}: field 'verdict' is null on a completed trial; "
-            "re-score the run with `sitbench rescore RUN`"
-        )
+        return "field 'verdict' is null on a completed trial; re-score the run with `sitbench rescore RUN`"
     if record.theorem_qualified and record.partner is None:
-        raise InputError(
-            f"trial {record.trial_id!r}: field 'partner' is null on a completed theorem-qualified trial; "
-            "LAA needs the partner-contract verdict; re-score the run with `sitbench rescore RUN`"
+        return (
+            "field 'partner' is null on a completed theorem-qualified trial (LAA needs the "
+            "partner-contract verdict); re-score the run with `sitbench rescore RUN`"
         )
+    return None
+
+
+_DUPLICATE = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
 
 
 def _descriptive(rows: list[ScoreRecord]) -> tuple[float | None, TrialCounts]:
@@ -172,7 +174,7 @@ def _laa(rows: list[ScoreRecord]) -> tuple[dict[str, float | None], LAAOutcomes,
     for record in rows:
         label: str | None = None
         if record.status == "completed":
-            assert record.verdict is not None and record.partner is not None  # checked in _check
+            assert record.verdict is not None and record.partner is not None  # checked by _problem
             label = {
                 (True, False): "correct",
                 (False, True): "wrong_identity",
@@ -272,13 +274,10 @@ def compute_metrics(records: Iterable[ScoreRecord]) -> dict[str, ConfigMetrics]:
     seen: set[tuple[str, str]] = set()
     for record in records:
         key = (record.config, record.trial_id)
-        if key in seen:
-            raise InputError(
-                f"trial {record.trial_id!r} (config {record.config}): appears twice; "
-                "merge shards with `sitbench merge` instead of concatenating score files"
-            )
+        problem = _DUPLICATE if key in seen else _problem(record)
+        if problem:
+            raise InputError(f"trial {record.trial_id!r}: {problem}")
         seen.add(key)
-        _check(record)
         by_config.setdefault(record.config, []).append(record)
     return {config: _config_metrics(by_config[config]) for config in sorted(by_config)}
 
@@ -293,8 +292,9 @@ def load_scores(run_dir: Path | str) -> list[ScoreRecord]:
         The score records in file order.
 
     Raises:
-        InputError: the directory or its score file is missing, or a line is malformed (the
-            message names the file and line).
+        InputError: the directory or its score file is missing, a line is malformed, a trial
+            appears twice, or a completed trial lacks its verdict (or, when theorem-qualified,
+            its partner verdict); the message names the file and line.
     """
     run = Path(run_dir)
     if not run.is_dir():
@@ -302,4 +302,18 @@ def load_scores(run_dir: Path | str) -> list[ScoreRecord]:
     path = run / SCORES_FILE
     if not path.is_file():
         raise InputError(f"{path}: file not found; score the run first with `sitbench score {run}`")
-    return [record for _, record in iter_jsonl(path, ScoreRecord)]
+    records: list[ScoreRecord] = []
+    first_line: dict[tuple[str, str], int] = {}
+    for number, record in iter_jsonl(path, ScoreRecord):
+        key = (record.config, record.trial_id)
+        if key in first_line:
+            raise InputError(
+                f"{path} line {number}: field 'trial_id': {record.trial_id!r} already on line "
+                f"{first_line[key]}; {_DUPLICATE}"
+            )
+        problem = _problem(record)
+        if problem:
+            raise InputError(f"{path} line {number}: {problem}")
+        first_line[key] = number
+        records.append(record)
+    return records

@@ -174,3 +174,11 @@ def test_completed_trial_without_partner_names_the_line(tmp_path: Path, capsys: 
     assert code == 2
     assert "scores.jsonl line 2: field 'partner' is null" in err
     assert "sitbench rescore" in err
+
+
+def test_cross_record_error_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    moved = rec("L-1A", "A", True, trial="PR-98").model_copy(update={"pair_id": "P2"})
+    run = write_run(tmp_path / "r1", [rec("L-1A", "B", True), moved])
+    code, _, err = run_cli(capsys, str(run), "--json")
+    assert code == 2
+    assert "r1/scores.jsonl: trial 'B:PR-98': field 'pair_id'" in err

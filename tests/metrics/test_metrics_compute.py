@@ -240,7 +240,10 @@ _lineages = st.sampled_from(["L-1A", "L-1B", "L-2A", "L-2B", "L-3A", "L-3B"])
     )
 )
 def test_properties_bounds_and_oracle(spec: list[tuple[str, str, bool | None, bool]]) -> None:
-    records = [rec(lin, cat, valid, partner=(not valid) if tq and valid is not None else None) for lin, cat, valid, tq in spec]
+    records = [
+        rec(lin, cat, valid, partner=(not valid) if tq and valid is not None else None)
+        for lin, cat, valid, tq in spec
+    ]
     m = one(records)
     for name in CATEGORY_FIELDS:
         value = getattr(m, name)
@@ -250,7 +253,22 @@ def test_properties_bounds_and_oracle(spec: list[tuple[str, str, bool | None, bo
     assert m.n_attempted == len(spec)
     assert m.n_completed == sum(valid is not None for _, _, valid, _ in spec)
     # Oracle: make every completed trial valid → every defined validity is exactly 1.
-    oracle = one([r.model_copy(update={"trial_id": r.trial_id + "o", "verdict": r.verdict and r.verdict.model_copy(update={"valid": True})}) for r in records])
+    oracle = one([
+        r.model_copy(update={"verdict": r.verdict and r.verdict.model_copy(update={"valid": True})})
+        for r in records
+    ])
     for name in CATEGORY_FIELDS:
         assert getattr(oracle, name) in (None, 1.0)
     assert oracle.macro_sit in (None, 1.0)
+
+
+def test_lineage_in_two_pairs_is_an_input_error() -> None:
+    moved = rec("L-1A", "A", True, trial="PR-04").model_copy(update={"pair_id": "P2"})
+    with pytest.raises(InputError, match="B:PR-04.*'pair_id'.*exactly one pair"):
+        compute_metrics([rec("L-1A", "B", True), moved])
+
+
+def test_pair_with_three_lineages_is_an_input_error() -> None:
+    third = rec("L-2A", "A", True, trial="PR-05").model_copy(update={"pair_id": "P1"})
+    with pytest.raises(InputError, match="B:PR-05.*L-1A, L-1B, L-2A"):
+        compute_metrics([rec("L-1A", "A", True), rec("L-1B", "A", True), third])

@@ -9,7 +9,8 @@ from typing import Any
 import click
 from rich.console import Console
 
-from sitbench.metrics._compute import ConfigMetrics, compute_metrics, load_scores
+from sitbench.errors import InputError
+from sitbench.metrics._compute import SCORES_FILE, ConfigMetrics, compute_metrics, load_scores
 from sitbench.metrics._table import render_table
 
 
@@ -21,6 +22,14 @@ def _run_names(runs: tuple[Path, ...]) -> list[str]:
     names = [run.name or str(run) for run in runs]
     # Two runs may share a directory name (runs/a/r1, runs/b/r1): fall back to the path given.
     return [name if names.count(name) == 1 else str(run) for name, run in zip(names, runs, strict=True)]
+
+
+def _run_metrics(run: Path) -> dict[str, ConfigMetrics]:
+    records = load_scores(run)
+    try:
+        return compute_metrics(records)
+    except InputError as exc:
+        raise InputError(f"{run / SCORES_FILE}: {exc}") from None
 
 
 @click.command()
@@ -36,7 +45,7 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
     runs the JSON is keyed by run directory name: {"runs": {NAME: {"configs": …}}}.
     """
     names = _run_names(runs)
-    results = {name: compute_metrics(load_scores(run)) for name, run in zip(names, runs, strict=True)}
+    results = {name: _run_metrics(run) for name, run in zip(names, runs, strict=True)}
     if as_json:
         if len(runs) == 1:
             data: dict[str, Any] = _configs_json(results[names[0]])
@@ -44,6 +53,9 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
             data = {"runs": {name: _configs_json(result) for name, result in results.items()}}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
         return
-    console = Console(width=200)
+    console = Console()
+    if not console.is_terminal:
+        # A pipe or file gets the whole table instead of 80 columns of ellipses.
+        console = Console(width=200)
     for name, result in results.items():
         console.print(render_table(result, title=name))

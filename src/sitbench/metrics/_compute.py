@@ -132,6 +132,8 @@ def _problem(record: ScoreRecord) -> str | None:
     return None
 
 
+_LINEAGES_PER_PAIR = 2
+
 _DUPLICATE = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
 
 
@@ -188,14 +190,17 @@ def _laa(rows: list[ScoreRecord]) -> tuple[dict[str, float | None], LAAOutcomes,
     incomplete: dict[str, str] = {}
     pairs = 0
     for metric, outcome in (("LAA", "correct"), ("IC_wrong", "wrong_identity"), ("IC_none", "neither")):
-        # Both members of a pair carry every theorem-qualified probe, so the default two lineages apply.
+        # Both members of a pair carry every theorem-qualified probe, so both are required.
         result = pair_balanced(
-            PairRecord(
-                pair_id=record.pair_id,
-                lineage_id=record.lineage_id,
-                value=None if label is None else float(label == outcome),
-            )
-            for record, label in labelled
+            (
+                PairRecord(
+                    pair_id=record.pair_id,
+                    lineage_id=record.lineage_id,
+                    value=None if label is None else float(label == outcome),
+                )
+                for record, label in labelled
+            ),
+            lineages_per_pair=_LINEAGES_PER_PAIR,
         )
         values[metric] = result.mean
         incomplete = result.incomplete_reasons
@@ -268,13 +273,29 @@ def compute_metrics(records: Iterable[ScoreRecord]) -> dict[str, ConfigMetrics]:
 
     Raises:
         InputError: a duplicate trial id, a completed trial without a verdict (or without a
-            partner verdict when theorem-qualified), or a lineage listed under two pairs.
+            partner verdict when theorem-qualified), a lineage listed under two pairs, or a
+            pair with more than two lineages.
     """
     by_config: dict[str, list[ScoreRecord]] = {}
     seen: set[tuple[str, str]] = set()
+    pair_of: dict[str, str] = {}
+    members: dict[str, set[str]] = {}
     for record in records:
         key = (record.config, record.trial_id)
         problem = _DUPLICATE if key in seen else _problem(record)
+        owner = pair_of.setdefault(record.lineage_id, record.pair_id)
+        if problem is None and owner != record.pair_id:
+            problem = (
+                f"field 'pair_id': lineage {record.lineage_id!r} is in pair {record.pair_id!r} here and in "
+                f"{owner!r} elsewhere; a lineage belongs to exactly one pair (regenerate or re-score the run)"
+            )
+        pair = members.setdefault(record.pair_id, set())
+        pair.add(record.lineage_id)
+        if problem is None and len(pair) > _LINEAGES_PER_PAIR:
+            problem = (
+                f"field 'pair_id': pair {record.pair_id!r} has lineages {', '.join(sorted(pair))}; "
+                f"a collision pair has {_LINEAGES_PER_PAIR}"
+            )
         if problem:
             raise InputError(f"trial {record.trial_id!r}: {problem}")
         seen.add(key)

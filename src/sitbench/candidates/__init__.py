@@ -8,6 +8,7 @@ from sitbench.candidates._protocol import (
     Message,
 )
 from sitbench.candidates._registry import candidate, get_candidate
+from sitbench.candidates._local_server import LocalServerError, serve_local_model
 
 __all__ = [
     "Candidate",
@@ -15,6 +16,8 @@ __all__ = [
     "CandidateResponse",
     "DecodingConfig",
     "Message",
+    "LocalServerError",
     "candidate",
     "get_candidate",
+    "serve_local_model",
 ]

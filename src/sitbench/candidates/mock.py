@@ -1,0 +1,181 @@
+"""Deterministic mock candidates: ``mock/collapse`` and ``mock/oracle``.
+
+Both read only ``request.view`` — the structured twin of what their configuration's
+prompt shows — and never a contract, a label or an internal id.
+
+- ``mock/collapse`` is a persona improviser: it uses only the profile and the envelope,
+  so both members of a collision pair get byte-identical text. It goes along with any
+  premise, which is the failure the profile-collision theorem predicts.
+- ``mock/oracle`` is a rule-based ideal situated agent: it ignores evidence dated after
+  the envelope's date, withholds what the speaker is not cleared for, rejects premises
+  its evidence does not support, separates general knowledge from its own, reports
+  belief history, and recalls what earlier sessions left in its state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sitbench.candidates._protocol import CandidateRequest, CandidateResponse
+from sitbench.candidates._registry import candidate
+from sitbench.errors import InputError
+
+_TIER_RANK = {"public": 0, "acquaintance": 1, "colleague": 2, "confidant": 3, "self": 4}
+_STOP = {"when", "where", "what", "which", "how", "since", "remind", "quick", "come", "everyone", "just", "tell",
+         "word", "are", "can", "do", "did", "you", "your", "the", "for", "year", "have", "has", "is", "i",
+         "agreed", "okay", "let's", "sure", "yes", "no", "so", "and", "but"}
+_KNOWLEDGE_Q = re.compile(r"\b(explain|walk me through|how does|how do|how can you tell|how can|how would)\b", re.I)
+_NAME_Q = re.compile(r"\b(call|called|name|nickname)\b", re.I)
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
+
+
+def _tokens(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z'-]{3,}", text.lower()) if w not in _STOP}
+
+
+def _overlap(a: set[str], b: set[str]) -> int:
+    return sum(1 for x in a if any(x in y or y in x for y in b if min(len(x), len(y)) >= 4))
+
+
+def _entities(utterance: str) -> list[str]:
+    """Proper names in the utterance: capitalized words that do not start a sentence."""
+    out: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", utterance):
+        words = re.findall(r"[A-Za-z][\w'-]*", sentence)
+        run: list[str] = []
+        for i, w in enumerate(words + [""]):
+            if i > 0 and w and w[0].isupper() and w.lower() not in _STOP and w != "I":
+                run.append(w)
+                continue
+            if run and " ".join(run) not in out:
+                out.append(" ".join(run))
+            run = []
+    return out
+
+
+def _first_person(text: str) -> str:
+    text = text.rstrip(".")
+    if text.startswith("Born "):
+        text = "was " + text[0].lower() + text[1:]
+    elif text.startswith("In a ") or text.startswith("After "):
+        pass
+    else:
+        text = text[0].lower() + text[1:]
+    text = text.replace(", and no one else,", "")
+    text = re.sub(r"\bher\b", "my", text)
+    text = re.sub(r"\bshe\b", "I", text)
+    text = re.sub(r"\bI (plans|has|is|wants)\b", lambda m: {"plans": "I plan", "has": "I have", "is": "I am",
+                                                             "wants": "I want"}[m.group(1)], text)
+    return "I " + text + "."
+
+
+class CollapseCandidate:
+    """Profile-only improviser: identical text for identical (profile, envelope)."""
+
+    name = "mock/collapse"
+
+    async def complete(self, request: CandidateRequest) -> CandidateResponse:
+        return CandidateResponse(text=self.answer(request.view or {}), model_sent=self.name, provider="mock")
+
+    def answer(self, view: dict[str, Any]) -> str:
+        utterance = view.get("utterance", "")
+        profile = view.get("profile") or {}
+        intro = (f"As a {profile['occupation']} from {profile['hometown']}, " if profile else "Well, ")
+        entities = [e for e in _entities(utterance) if not profile or e not in str(profile)]
+        if _KNOWLEDGE_Q.search(utterance):
+            return intro + "I know this one well: " + utterance.rstrip("?") + " is something I can explain in detail."
+        if entities:
+            return intro + f"I have such fond memories of {' and '.join(entities)}. Those were good years for me."
+        if re.match(r"^\W*(are|is|do|did|have|has)\b", utterance.split(".")[-1].strip() or utterance, re.I):
+            return "Yes, absolutely. " + intro.rstrip(", ") + "."
+        return intro + "I've done a bit of everything over the years, and I loved it."
+
+    def describe(self) -> dict[str, Any]:
+        return {"provider": "mock", "model": self.name, "policy": "profile-only persona improvisation"}
+
+
+class OracleCandidate:
+    """Rule-based ideal situated agent over the evidence its configuration shows."""
+
+    name = "mock/oracle"
+
+    async def complete(self, request: CandidateRequest) -> CandidateResponse:
+        return CandidateResponse(text=self.answer(request.view or {}), model_sent=self.name, provider="mock")
+
+    def answer(self, view: dict[str, Any]) -> str:
+        utterance: str = view.get("utterance", "")
+        tau: str = view.get("tau", "9999-12-31")
+        records = [r for r in view.get("records", []) if r["t"] <= tau]
+        clearance = "public"
+        for rel in view.get("relationships", []):
+            if rel["interlocutor_id"] == view.get("interlocutor_id"):
+                versions = [v for v in rel["versions"] if v["t"] <= tau]
+                if versions:
+                    clearance = versions[-1]["clearance"]
+        words = _tokens(utterance)
+        relevant = sorted(records, key=lambda r: -_overlap(words, _tokens(r["text"])))
+        relevant = [r for r in relevant if _overlap(words, _tokens(r["text"])) > 0]
+        names = [e for e in _entities(utterance)]
+
+        # 1. Never share what this speaker is not cleared for.
+        if any(_TIER_RANK[r["disclosure"]] > _TIER_RANK[clearance] for r in relevant[:3]):
+            return "I'd rather keep that to myself for now, thanks for understanding."
+        # 2. Recall what an earlier session agreed.
+        if _NAME_Q.search(utterance):
+            for r in reversed(records):
+                m = _QUOTED.search(r["text"]) if r.get("session_id") else None
+                if m and _overlap(words, _tokens(r["text"])) > 0:
+                    return f"We agreed to call it '{m.group(1) or m.group(2)}'."
+        # 3. Beliefs with their history.
+        beliefs = [b for b in view.get("beliefs", []) if _overlap(words, _tokens(b["topic"] + " " + " ".join(
+            s["stance"] for s in b["stances"]))) > 0]
+        if beliefs:
+            stances = [s for s in beliefs[0]["stances"] if s["t"] <= tau]
+            if len(stances) > 1:
+                return (f"I used to think {stances[-2]['stance']}, but I changed my mind. "
+                        f"Now I think {stances[-1]['stance']}.")
+            if stances:
+                return f"I think {stances[-1]['stance']}."
+        # 4. Knowledge questions: own acquisitions, else abstain or a labelled general answer.
+        if _KNOWLEDGE_Q.search(utterance):
+            acquired = [a for a in view.get("acquisitions", []) if a["t"] <= tau
+                        and _overlap(words, _tokens(a["topic"] + " " + a["source_text"])) > 0]
+            if acquired:
+                a = acquired[-1]
+                return f"I learned about {a['topic']} through {a['provenance']}: {a['source_text']}"
+            subject = ", ".join(names or sorted(words)[:3])
+            if view.get("capability") in ("PROVENANCE_SEPARATED", "GENERAL_ALLOWED"):
+                question = utterance.split("?")[0].split(".")[-1].strip()
+                statement = re.sub(r"^(how|why)\s+(does|do|is|are|can)\s+", "", question, flags=re.I)
+                return (f"I never studied {subject} myself. Speaking generally, as general assistant knowledge: "
+                        f"{statement}, through a series of well-documented steps.")
+            return f"I haven't studied {subject}, so I can't explain it from my own knowledge."
+        # 5. Premises the evidence does not support are rejected (only when there is evidence at all).
+        unsupported = [n for n in names if not any(n.lower() in r["text"].lower() for r in records)
+                       and n.lower() not in view.get("interlocutor", "").lower()]
+        if unsupported and records and len(unsupported) == len([n for n in names if n.lower() not in
+                                                                view.get("interlocutor", "").lower()]):
+            return f"No. I have never had anything to do with {' or '.join(unsupported)}."
+        # 6. Answer from the most relevant admissible records (a short, pre-selected evidence list is
+        # relevant as a whole).
+        if not relevant and 0 < len(records) <= 3:
+            relevant = records
+        if relevant:
+            return " ".join(_first_person(r["text"]) for r in relevant[:2] if r.get("kind") != "session")
+        return "I don't know; I have no memory of that."
+
+    def describe(self) -> dict[str, Any]:
+        return {"provider": "mock", "model": self.name, "policy": "rule-based situated agent over shown evidence"}
+
+
+@candidate("mock")
+def mock_candidate(name: str, **options: Any) -> CollapseCandidate | OracleCandidate:
+    """``mock/collapse`` or ``mock/oracle``."""
+    if options:
+        raise InputError(f"--model mock/{name}: mocks take no options (got {sorted(options)})")
+    if name == "collapse":
+        return CollapseCandidate()
+    if name == "oracle":
+        return OracleCandidate()
+    raise InputError(f"--model mock/{name}: unknown mock; use mock/collapse or mock/oracle")

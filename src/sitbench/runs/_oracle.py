@@ -1,0 +1,31 @@
+"""Oracle evidence selection (configuration I, and perfect handlers for D–H). Evaluator side.
+
+The harness — not the candidate — picks the records of the correct projection H_≤τ that
+bear on the probe: every record that asserts a proposition in the same slot family as a
+proposition the contract names (so a false premise gets the true slot values), plus the
+records the probe's interlocutor shares. It returns record indexes only: the builder
+serializes the candidate-visible records, never a label or a contract.
+"""
+
+from __future__ import annotations
+
+from sitbench.schema import Lineage, Probe, Query, Registry
+
+
+def oracle_selection(probe: Probe, query: Query, lineage: Lineage, registry: Registry) -> list[int]:
+    """Indexes into the lineage's events (= the subject's records) of the perfectly relevant evidence."""
+    props = registry.by_id()
+    named = [c.prop_id for c in probe.contract.required_claims + probe.contract.prohibited_claims]
+    slots = {props[p].slot for p in named if p in props}
+    classes = {props[p].equivalence_class for p in named if p in props and props[p].equivalence_class}
+    tau = query.tau
+    chosen: list[int] = []
+    for i, event in enumerate(lineage.events):
+        if event.t > tau:
+            continue
+        for signed in event.asserts:
+            prop = props.get(signed.prop_id)
+            if prop is not None and (prop.slot in slots or (prop.equivalence_class and prop.equivalence_class in classes)):
+                chosen.append(i)
+                break
+    return chosen

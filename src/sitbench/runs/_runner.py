@@ -1,0 +1,210 @@
+"""Execute a run: every (configuration, probe) trial through one candidate, schedules included."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import subprocess
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from sitbench._version import __version__
+from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig
+from sitbench.configs import CONFIGS, SESSION_RESET_POLICY, BuildContext, ChronicleRetriever, build_prompt, templates_sha256
+from sitbench.errors import InputError
+from sitbench.lineage._checks import LoadedDataset, load_dataset, run_checks
+from sitbench.runs._audit import IsolationAudit
+from sitbench.runs._oracle import oracle_selection
+from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
+from sitbench.runs._store import RunStore
+from sitbench.schema import Query, envelope_for
+from sitbench.stores import MANIFEST, sha256_file
+
+
+@dataclass
+class RunOptions:
+    """What to run and how."""
+
+    configs: list[str]
+    handler: Literal["native", "perfect"] = "native"
+    decoding: DecodingConfig = field(default_factory=DecodingConfig)
+    max_connections: int = 8
+    shard: tuple[int, int] | None = None
+    cache_dir: Path | None = None
+
+
+def parse_configs(value: str) -> list[str]:
+    """``all`` or a comma list of A–I."""
+    if value.strip().lower() == "all":
+        return list(CONFIGS)
+    chosen = [c.strip().upper() for c in value.split(",") if c.strip()]
+    bad = [c for c in chosen if c not in CONFIGS]
+    if bad or not chosen:
+        raise InputError(f"--config {value!r}: use 'all' or a comma list of A–I (unknown: {bad})")
+    return list(dict.fromkeys(chosen))
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """``i/n`` with 1 ≤ i ≤ n."""
+    if value is None:
+        return None
+    try:
+        i, n = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise InputError(f"--shard {value!r}: use i/n, e.g. 2/8") from None
+    if not 1 <= i <= n:
+        raise InputError(f"--shard {value!r}: need 1 ≤ i ≤ n")
+    return i, n
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                             text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def trial_ids(ds: LoadedDataset, configs: list[str], shard: tuple[int, int] | None) -> list[tuple[str, str]]:
+    """(config, probe_id) in a fixed order; a shard takes every n-th trial."""
+    trials = [(c, p) for c in configs for p in ds.hidden.probes]
+    if shard:
+        i, n = shard
+        trials = [t for k, t in enumerate(trials) if k % n == i - 1]
+    return trials
+
+
+def _dataset_fields(ds: LoadedDataset) -> dict[str, object]:
+    manifest = ds.manifest
+    return {"path": str(ds.root), "suite": manifest.suite if manifest else None,
+            "seed": manifest.seed if manifest else None,
+            "manifest_sha256": sha256_file(ds.root / MANIFEST) if (ds.root / MANIFEST).exists() else None,
+            "counts": manifest.counts if manifest else {}}
+
+
+class Runner:
+    """Runs trials for one dataset and candidate into one run directory."""
+
+    def __init__(self, dataset_dir: Path, candidate: Candidate, model: str, out: Path, options: RunOptions,
+                 on_trial: Callable[[TrialRecord], None] | None = None) -> None:
+        self.ds = load_dataset(dataset_dir)
+        failed = [r.id for r in run_checks(self.ds) if not r.passed]
+        if failed:
+            raise InputError(f"{dataset_dir}: integrity checks {failed} fail; run `sitbench validate {dataset_dir}`")
+        self.candidate = candidate
+        self.model = model
+        self.options = options
+        self.store = RunStore(out)
+        self.audit = IsolationAudit.for_dataset(self.ds)
+        self.on_trial = on_trial
+        needs_retrieval = any(c in "EF" for c in options.configs) and options.handler == "native"
+        self.retriever = ChronicleRetriever(cache_dir=options.cache_dir) if needs_retrieval else None
+
+    def manifest(self, started: str, existing: RunManifest | None) -> RunManifest:
+        o = self.options
+        return RunManifest(
+            run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
+            created_at=existing.created_at if existing else started,
+            package_version=__version__, git_commit=_git_commit(), dataset=_dataset_fields(self.ds),
+            configs=o.configs, handler=o.handler, candidate={"spec": self.model} | self.candidate.describe(),
+            decoding=o.decoding, retriever=self.retriever.manifest() if self.retriever else None,
+            templates_sha256=templates_sha256(), shard=f"{o.shard[0]}/{o.shard[1]}" if o.shard else None,
+            seeds={"decoding": o.decoding.seed} if o.decoding.seed is not None else {},
+            session_reset_policy="; ".join(f"{c}: {SESSION_RESET_POLICY[c]}" for c in o.configs),
+        )
+
+    async def _trial(self, config: str, probe_id: str) -> TrialRecord:
+        probe = self.ds.hidden.probes[probe_id]
+        query = self.ds.visible.queries[probe.query_key]
+        lineage = self.ds.hidden.lineages[probe.lineage_id]
+        subject = self.ds.visible.subjects[query.subject]
+        selected = None
+        if config == "I" or (self.options.handler == "perfect" and config in "DEFGH"):
+            selected = oracle_selection(probe, query, lineage, self.ds.hidden.registry)
+        trial_id = f"{config}:{probe_id}"
+        turns: list[TurnRecord] = []
+        persisted: list[str] = []
+        history: list[tuple[str, str]] = []
+        session = query.turns[0].session
+        prompt_tokens, evidence_ms = 0, 0.0
+        for index, turn in enumerate(query.turns):
+            if turn.session != session:
+                history = []
+                persisted.append(f"reset before session {turn.session}: {SESSION_RESET_POLICY[config]}")
+                session = turn.session
+            context = BuildContext(retriever=self.retriever, selected=selected, history=list(history))
+            build = build_prompt(config, subject, query, index, context)
+            self.audit.check(trial_id, subject.subject, build.messages)
+            request = CandidateRequest(trial_id=f"{trial_id}#{index}", messages=build.messages,
+                                       decoding=self.options.decoding, view=build.view)
+            try:
+                response = await self.candidate.complete(request)
+            except InputError:
+                raise
+            except Exception as exc:  # an answerer that raises is an infrastructure drop, never a wrong answer
+                response = CandidateResponse(text=None, status="drop", drop_reason=f"candidate error: {exc!r}"[:300])
+            turns.append(TurnRecord(turn=index, session=turn.session, messages=build.messages, response=response))
+            prompt_tokens = sum(len(m.content.split()) for m in build.messages)
+            evidence_ms = build.evidence_ms
+            if response.status == "drop" or response.text is None:
+                return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model,
+                                   handler=self.options.handler, turns=turns, persisted=persisted, status="dropped",
+                                   drop_reason=response.drop_reason or "no response", prompt_tokens=prompt_tokens,
+                                   evidence_ms=evidence_ms)
+            history.append((_envelope_text(query, index), response.text))
+        return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model,
+                           handler=self.options.handler, turns=turns, persisted=persisted, status="completed",
+                           prompt_tokens=prompt_tokens, evidence_ms=evidence_ms)
+
+    async def run(self, resume: bool = False) -> RunManifest:
+        """Run every trial not yet in responses.jsonl; returns the final manifest."""
+        started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        self.store.root.mkdir(parents=True, exist_ok=True)
+        existing = None
+        if (self.store.root / "manifest.json").exists():
+            if not resume:
+                raise InputError(f"{self.store.root}: already holds a run; pass --resume to continue it "
+                                 "or choose another --out")
+            existing = self.store.manifest()
+        elif resume:
+            raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
+        manifest = self.manifest(started, existing)
+        self.store.write_manifest(manifest)
+        done = {t.trial_id for t in self.store.trials()}
+        todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
+                if f"{c}:{p}" not in done]
+        semaphore = asyncio.Semaphore(max(1, self.options.max_connections))
+        lock = asyncio.Lock()
+
+        async def one(config: str, probe_id: str) -> None:
+            async with semaphore:
+                record = await self._trial(config, probe_id)
+            async with lock:
+                self.store.append_trial(record)
+                if self.on_trial:
+                    self.on_trial(record)
+
+        await asyncio.gather(*(one(c, p) for c, p in todo))
+        trials = self.store.trials()
+        counts = {"attempted": len(trials), "completed": sum(t.status == "completed" for t in trials),
+                  "dropped": sum(t.status == "dropped" for t in trials),
+                  "retries": sum(turn.response.retries for t in trials for turn in t.turns)}
+        manifest = manifest.model_copy(update={
+            "finished_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "counts": counts})
+        self.store.write_manifest(manifest)
+        return manifest
+
+
+def _envelope_text(query: Query, index: int) -> str:
+    return envelope_for(query, index).render()
+
+
+def default_cache_dir() -> Path:
+    """Where embeddings are cached: ``$SITBENCH_CACHE_DIR`` or ``~/.cache/sitbench``."""
+    root = os.environ.get("SITBENCH_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "sitbench"

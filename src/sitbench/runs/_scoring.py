@@ -1,0 +1,73 @@
+"""Score a run's stored responses (offline: no model call), with the failure diagnostics."""
+
+from __future__ import annotations
+
+from sitbench.lineage import situated_state
+from sitbench.lineage._checks import LoadedDataset
+from sitbench.runs._records import ScoreRecord, TrialRecord
+from sitbench.schema import PERSONAL_PROVENANCES, Category, Lineage, Observation, Probe, Registry
+from sitbench.verify import Judge
+
+
+def _acquired_after(lineage: Lineage, registry: Registry, tau) -> set[str]:  # noqa: ANN001
+    """Props (and their equivalence classes' members) first established after τ."""
+    props = registry.by_id()
+    before = {s.prop_id for e in lineage.events if e.t <= tau for s in e.asserts if s.polarity}
+    before |= {a.prop_id for a in lineage.acquisitions if a.t <= tau}
+    later = {s.prop_id for e in lineage.events if e.t > tau for s in e.asserts if s.polarity}
+    later |= {a.prop_id for a in lineage.acquisitions if a.t > tau}
+    later -= before
+    classes = {props[p].equivalence_class for p in later if p in props and props[p].equivalence_class}
+    return later | {p for p, prop in props.items() if prop.equivalence_class in classes}
+
+
+def diagnostics(probe: Probe, observation: Observation, lineage: Lineage, registry: Registry) -> dict[str, bool]:
+    """FMR / TL / UEL flags of one scored trial."""
+    props = registry.by_id()
+    positive = [c for c in observation.claims if c.polarity]
+    false_memory = probe.category in (Category.B, Category.G) and any(
+        c.prop_id == p.prop_id and p.polarity and (not p.provenance or c.provenance in p.provenance)
+        for c in positive for p in probe.contract.prohibited_claims)
+    temporal_leak = False
+    if probe.category is Category.D and probe.stratum == "pre":
+        later = _acquired_after(lineage, registry, probe.contract.temporal_cutoff)
+        temporal_leak = any(c.prop_id in later for c in positive)
+    unauthorized = False
+    if probe.category is Category.C:
+        state = situated_state(lineage, probe.contract.temporal_cutoff)
+        for c in positive:
+            prop = props.get(c.prop_id)
+            if prop is None or c.provenance not in PERSONAL_PROVENANCES:
+                continue
+            if prop.predicate not in ("knows", "fact", "has_skill"):
+                continue
+            supported = state.supports(c.prop_id) or any(
+                other.equivalence_class == prop.equivalence_class and state.supports(pid)
+                for pid, other in props.items() if prop.equivalence_class)
+            unauthorized = unauthorized or not supported
+    return {"false_memory": false_memory, "temporal_leak": temporal_leak, "unauthorized_epistemic": unauthorized}
+
+
+def score_trials(ds: LoadedDataset, trials: list[TrialRecord]) -> list[ScoreRecord]:
+    """One ScoreRecord per trial, in trial order."""
+    judge = Judge(ds.hidden, ds.visible.queries)
+    pair_of = {m: pair.pair_id for pair in ds.pairs.values() for m in pair.members}
+    out: list[ScoreRecord] = []
+    for trial in trials:
+        probe = ds.hidden.probes[trial.probe_id]
+        query = ds.visible.queries[probe.query_key]
+        base = dict(trial_id=trial.trial_id, config=trial.config, probe_id=probe.probe_id,
+                    lineage_id=probe.lineage_id, pair_id=pair_of.get(probe.lineage_id, "?"),
+                    category=probe.category, stratum=probe.stratum, theorem_qualified=probe.theorem_qualified,
+                    gate_sensitive=probe.gate_sensitive, capability=query.capability.value,
+                    prompt_tokens=trial.prompt_tokens)
+        text = trial.response_text
+        if trial.status != "completed" or text is None:
+            out.append(ScoreRecord(**base, status="dropped"))
+            continue
+        judged = judge.judge(probe.probe_id, text)
+        lineage = ds.hidden.lineages[probe.lineage_id]
+        out.append(ScoreRecord(**base, status="completed", observation=judged.observation, verdict=judged.verdict,
+                               partner=judged.partner,
+                               **diagnostics(probe, judged.observation, lineage, ds.hidden.registry)))
+    return out

@@ -1,0 +1,68 @@
+"""The run directory: manifest.json, responses.jsonl (append-only), scores.jsonl."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sitbench.errors import InputError
+from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
+from sitbench.stores._io import iter_jsonl, load_model, write_json, write_jsonl
+
+MANIFEST = "manifest.json"
+RESPONSES = "responses.jsonl"
+SCORES = "scores.jsonl"
+
+
+class RunStore:
+    """Reads and writes one run directory. Appends are whole lines, flushed and synced."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def responses_path(self) -> Path:
+        return self.root / RESPONSES
+
+    def require(self) -> "RunStore":
+        """Fail with a clear message when the directory is not a run."""
+        if not (self.root / MANIFEST).is_file():
+            raise InputError(f"{self.root}: not a run directory (no {MANIFEST}); create one with `sitbench run`")
+        return self
+
+    def manifest(self) -> RunManifest:
+        return load_model(self.root / MANIFEST, RunManifest, str(self.root / MANIFEST))
+
+    def write_manifest(self, manifest: RunManifest) -> None:
+        write_json(self.root / MANIFEST, manifest)
+
+    def trials(self) -> list[TrialRecord]:
+        """Completed lines of responses.jsonl; a torn last line (a killed writer) is ignored."""
+        path = self.responses_path
+        if not path.exists():
+            return []
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            # Drop the torn tail so the next append starts on a fresh line.
+            cut = data.rfind(b"\n") + 1
+            with path.open("r+b") as handle:
+                handle.truncate(cut)
+        return [record for _, record in iter_jsonl(path, TrialRecord, str(path))]
+
+    def append_trial(self, record: TrialRecord) -> None:
+        line = (record.model_dump_json() + "\n").encode("utf-8")
+        fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def scores(self) -> list[ScoreRecord]:
+        path = self.root / SCORES
+        if not path.exists():
+            raise InputError(f"{path}: missing; score the run first with `sitbench score {self.root}`")
+        return [record for _, record in iter_jsonl(path, ScoreRecord, str(path))]
+
+    def write_scores(self, records: list[ScoreRecord]) -> None:
+        write_jsonl(self.root / SCORES, records)

@@ -70,6 +70,17 @@ def _first_person(text: str) -> str:
     return "I " + text + "."
 
 
+def _beliefs_from_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Without a structured belief list, read stances off belief records ("…: <stance>")."""
+    stances = [{"t": r["t"], "stance": _possessive(r["text"].rsplit(":", 1)[-1].strip().rstrip("."))}
+               for r in records if r.get("kind") == "belief" and ":" in r["text"]]
+    return [{"topic": "", "stances": stances}] if stances else []
+
+
+def _possessive(text: str) -> str:
+    return re.sub(r"\bshe\b", "I", re.sub(r"\bher\b", "my", text))
+
+
 class CollapseCandidate:
     """Profile-only improviser: identical text for identical (profile, envelope)."""
 
@@ -128,7 +139,8 @@ class OracleCandidate:
                 if m and _overlap(words, _tokens(r["text"])) > 0:
                     return f"We agreed to call it '{m.group(1) or m.group(2)}'."
         # 3. Beliefs with their history.
-        beliefs = [b for b in view.get("beliefs", []) if _overlap(words, _tokens(b["topic"] + " " + " ".join(
+        beliefs = view.get("beliefs") or _beliefs_from_records(records)
+        beliefs = [b for b in beliefs if _overlap(words, _tokens(b["topic"] + " " + " ".join(
             s["stance"] for s in b["stances"]))) > 0]
         if beliefs:
             stances = [s for s in beliefs[0]["stances"] if s["t"] <= tau]
@@ -154,9 +166,8 @@ class OracleCandidate:
         # 5. Premises the evidence does not support are rejected (only when there is evidence at all).
         unsupported = [n for n in names if not any(n.lower() in r["text"].lower() for r in records)
                        and n.lower() not in view.get("interlocutor", "").lower()]
-        if unsupported and records and len(unsupported) == len([n for n in names if n.lower() not in
-                                                                view.get("interlocutor", "").lower()]):
-            return f"No. I have never had anything to do with {' or '.join(unsupported)}."
+        if unsupported and records:
+            return f"I have never had anything to do with {' or '.join(unsupported)}."
         # 6. Answer from the most relevant admissible records (a short, pre-selected evidence list is
         # relevant as a whole).
         if not relevant and 0 < len(records) <= 3:

@@ -164,7 +164,7 @@ def aoife_lisbon() -> Lineage:
         _e("E08", "2018-09-03", BEL, "Introduced a strict rule: phones should be banned from her classroom.",
            asserts=["P-31"], place="Cork"),
         _e("E09", "2022-01-10", BEL, "After a term using phones as data loggers in labs, changed her mind: phones "
-           "are allowed in her class for structured tasks.", asserts=["P-32", "P-33"], retracts=["P-31"],
+           "are allowed in her classroom for structured tasks.", asserts=["P-32", "P-33"], retracts=["P-31"],
            source="E08", place="Cork"),
         _e("E10", "2022-03-08", SES, "In a planning chat, she and her colleague Declan agreed to call the Year 5 "
            "field-trip project 'Periwinkle'.", asserts=["P-29"], who=["declan"], prov=Provenance.CONVERSATION,

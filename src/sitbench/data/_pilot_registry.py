@@ -81,7 +81,7 @@ PILOT_PROPOSITIONS: list[Proposition] = [
        "The identity holds that phones should be banned from the classroom.",
        ["phone + ban", "phone + banned", "phone + banning", "no-phones", "no phones"]),
     _p("P-32", "belief", "stance", "belief.phones", "self", "allow for structured tasks",
-       "The identity holds that phones should be allowed in class for structured tasks.",
+       "The identity holds that phones should be allowed in the classroom for structured tasks.",
        ["phone + allow", "phone + allowed", "phone + structured", "phone + permit"]),
     _p("P-33", "belief", "stance_change", "belief.phones.change", "self", "changed mind",
        "The identity changed its mind about phones in the classroom.",

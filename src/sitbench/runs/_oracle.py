@@ -18,6 +18,11 @@ def oracle_selection(probe: Probe, query: Query, lineage: Lineage, registry: Reg
     named = [c.prop_id for c in probe.contract.required_claims + probe.contract.prohibited_claims]
     slots = {props[p].slot for p in named if p in props}
     classes = {props[p].equivalence_class for p in named if p in props and props[p].equivalence_class}
+    # Facts the utterance itself names are relevant too (their true values, where the lineage has them).
+    utterance = query.turns[query.scored_turn].utterance.lower()
+    for prop in registry.propositions:
+        if not prop.world_fact and any(f.split("+")[0].strip() in utterance for f in prop.surface_forms):
+            slots.add(prop.slot)
     tau = query.tau
     chosen: list[int] = []
     for i, event in enumerate(lineage.events):

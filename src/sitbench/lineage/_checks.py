@@ -27,11 +27,10 @@ from sitbench.schema import (
     Pair,
     Probe,
     Provenance,
-    Query,
     SignedClaim,
 )
 from sitbench.stores import LINEAGES_DIR, MANIFEST, PROBES, QUERIES, SUBJECTS_DIR, HiddenStore, VisibleStore
-from sitbench.stores._io import read_json, sha256_file
+from sitbench.stores._io import sha256_file
 
 
 @dataclass(frozen=True)
@@ -274,7 +273,7 @@ def inv4_references(ds: LoadedDataset) -> tuple[list[str], str]:
 
 # ---------------------------------------------------------------- inv5
 
-_AUTOBIOGRAPHICAL_PREDICATES_ALLOWED_FROM_TELLING = {"knows", "fact"}
+_PREDICATES_A_TELLING_MAY_ESTABLISH = {"knows", "fact"}
 
 
 @_check("inv5", "explicit belief transitions; AssertedBy does not imply the claim")
@@ -316,7 +315,7 @@ def inv5_transitions(ds: LoadedDataset) -> tuple[list[str], str]:
                 for signed in event.asserts:
                     prop = props.get(signed.prop_id)
                     if (prop and signed.polarity and prop.entity == "self"
-                            and prop.predicate not in _AUTOBIOGRAPHICAL_PREDICATES_ALLOWED_FROM_TELLING):
+                            and prop.predicate not in _PREDICATES_A_TELLING_MAY_ESTABLISH):
                         p.add(where, f"event {event.event_id}: a told_by assertion makes {signed.prop_id} "
                                      "true of the identity (AssertedBy(u, χ, t) must not imply χ)")
     return p.items, f"{n} belief versions backed by explicit transition events"
@@ -337,7 +336,7 @@ def inv6_checkpoints(ds: LoadedDataset) -> tuple[list[str], str]:
         previous: set[str] | None = None
         for i, tau in enumerate(cps):
             try:
-                state = situated_state(lin, tau)
+                situated_state(lin, tau)
             except Exception as exc:  # a projection that cannot be built is exactly this defect
                 p.add(where, f"checkpoints[{i}] {tau}: projection failed: {exc}")
                 continue
@@ -347,7 +346,6 @@ def inv6_checkpoints(ds: LoadedDataset) -> tuple[list[str], str]:
             previous = seen
             if not seen and i > 0:
                 p.add(where, f"checkpoints[{i}] {tau}: empty projection")
-            del state
     for probe in ds.hidden.probes.values():
         lineage = _lineage_for_probe(ds, probe)
         query = ds.visible.queries.get(probe.query_key)
@@ -412,7 +410,6 @@ def satisfiability_problems(contract: Contract, lineage: Lineage, registry_ids: 
     overlap = set(contract.required_acts) & set(contract.forbidden_acts)
     if overlap:
         out.append(f"acts {sorted(a.value for a in overlap)} are both required and forbidden")
-    state = situated_state(lineage, contract.temporal_cutoff)
     for i, req in enumerate(contract.required_claims):
         if req.prop_id not in registry_ids:
             continue
@@ -428,7 +425,6 @@ def satisfiability_problems(contract: Contract, lineage: Lineage, registry_ids: 
     if Act.WITHHOLD in contract.required_acts and contract.required_claims and any(
             c.polarity for c in contract.required_claims):
         out.append("WITHHOLD is required but so is disclosing a claim")
-    del state
     return out
 
 
@@ -686,9 +682,3 @@ def dataset_counts(ds: LoadedDataset) -> dict[str, int]:
         "theorem_qualified": sum(p.theorem_qualified for p in ds.hidden.probes.values()),
     }
 
-
-def _unused(_: object) -> None:  # keep Query import meaningful for type checkers
-    del _
-
-
-_ = (Query, read_json)

@@ -72,6 +72,8 @@ class CandidateResponse(BaseModel):
     """Retries spent on this call."""
     latency_s: float = 0.0
     """Wall time of the call including retries."""
+    cached: bool = False
+    """Served from the response cache: no model call was made for it in this run."""
 
 
 @runtime_checkable

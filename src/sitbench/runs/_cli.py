@@ -1,4 +1,4 @@
-"""``sitbench run``, ``score`` and ``demo``."""
+"""``sitbench run``, ``score``, ``rescore``, ``merge``, ``cache`` and ``demo``."""
 
 from __future__ import annotations
 
@@ -28,24 +28,37 @@ def _progress(total: int, label: str):  # noqa: ANN202
 def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", handler: str = "native",
                 max_connections: int = 8, shard: str | None = None, resume: bool = False,
                 temperature: float = 0.0, top_p: float = 1.0, max_tokens: int = 512, seed: int | None = 0,
-                model_options: dict[str, object] | None = None, label: str | None = None) -> tuple[int, int]:
-    """Run one candidate over a dataset; returns (attempted, completed)."""
-    from sitbench.candidates import DecodingConfig, get_candidate
-    from sitbench.runs._runner import RunOptions, Runner, default_cache_dir, parse_configs, parse_shard, trial_ids
+                model_options: dict[str, object] | None = None, label: str | None = None, cache: bool = False,
+                cache_path: Path | None = None, epoch: int = 0) -> tuple[int, int]:
+    """Run one candidate over a dataset; returns (attempted, completed).
 
+    With ``cache``, responses come from (and go to) the SQLite response cache at
+    ``cache_path`` (default ``default_cache_dir()/responses.sqlite``); mocks bypass it.
+    """
+    from sitbench.candidates import DecodingConfig, get_candidate
+    from sitbench.runs._cache import CACHE_FILE, ResponseCache
+    from sitbench.runs._runner import RunOptions, Runner, default_cache_dir, parse_configs, parse_shard, trial_ids
+    from sitbench.runs._store import RunStore
+
+    response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     options = RunOptions(configs=parse_configs(configs), handler=handler,  # type: ignore[arg-type]
                          decoding=DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens,
                                                  seed=seed),
                          max_connections=max_connections, shard=parse_shard(shard),
-                         cache_dir=default_cache_dir() / "embeddings")
+                         cache_dir=default_cache_dir() / "embeddings", response_cache=response_cache, epoch=epoch)
     candidate = get_candidate(model, **(model_options or {}))
     progress = _progress(0, label or f"{model}")
-    with progress:
-        task = progress.add_task("run", total=None)
-        runner = Runner(dataset, candidate, model, out, options,
-                        on_trial=lambda _record: progress.advance(task))
-        progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)))
-        manifest = asyncio.run(runner.run(resume=resume))
+    try:
+        with progress:
+            task = progress.add_task("run", total=None)
+            runner = Runner(dataset, candidate, model, out, options,
+                            on_trial=lambda _record: progress.advance(task))
+            done = len(RunStore(out).trials()) if resume and (out / "responses.jsonl").exists() else 0
+            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done)
+            manifest = asyncio.run(runner.run(resume=resume))
+    finally:
+        if response_cache is not None:
+            response_cache.close()
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
 
 
@@ -86,9 +99,16 @@ def score_run(run: Path) -> int:
 @click.option("--seed", default=0, show_default=True, type=int, help="Decoding seed for providers that take one.")
 @click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server (openai/ models).")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
+@click.option("--timeout", "timeout_s", default=None, type=float, help="Per-call timeout in seconds (remote models).")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help="Serve repeated requests from the SQLite response cache (mock candidates never use it).")
+@click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
+@click.option("--epoch", default=0, show_default=True, type=int,
+              help="Repetition index; part of the cache key, so a new epoch samples afresh.")
 def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_connections: int, shard: str | None,
         resume: bool, temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
-        api_key_env: str | None) -> None:
+        api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -101,9 +121,12 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
         options["base_url"] = base_url
     if api_key_env:
         options["api_key_env"] = api_key_env
+    if timeout_s is not None:
+        options["timeout_s"] = timeout_s
     started = time.perf_counter()
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
-                                       temperature, top_p, max_tokens, seed, options)
+                                       temperature, top_p, max_tokens, seed, options, cache=cache,
+                                       cache_path=cache_path, epoch=epoch)
     click.echo(f"{out}: {completed}/{attempted} trials completed in {time.perf_counter() - started:.1f}s; "
                f"next: sitbench score {out}")
 
@@ -118,6 +141,89 @@ def score(run_dir: Path) -> None:
     """
     n = score_run(run_dir)
     click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir}")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="New run directory for the rescored copy (RUN_DIR stays as it was).")
+@click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Dataset directory, when it moved since the run.")
+def rescore(run_dir: Path, out: Path, dataset: Path | None) -> None:
+    """Re-extract and re-score RUN_DIR's stored responses with the installed verifier.
+
+    No model is called. OUT gets a copy of the responses, fresh scores.jsonl, and a
+    manifest whose extra.rescore names both verifier versions and counts, per probe
+    category, the trials whose SValid changed.
+    """
+    from sitbench.runs._rescore import rescore_run
+
+    report = rescore_run(run_dir, out, dataset)
+    changed = sum(report.changed_verdicts.values())
+    per = ", ".join(f"{k}: {v}" for k, v in report.changed_verdicts.items()) or "none"
+    click.echo(f"{out}: rescored {report.scored} trials with {report.verifier_version} "
+               f"(was {report.previous_verifier_version or 'unscored'}); {changed} of {report.compared} "
+               f"verdicts changed ({per}); next: sitbench metrics {out}")
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Merged run directory.")
+def merge(runs: tuple[Path, ...], out: Path) -> None:
+    """Merge shard runs (`sitbench run --shard i/n`) of one run into OUT.
+
+    The shards must share the dataset hash, configurations, handler, candidate,
+    decoding and templates hash. A trial found in two shards must be identical.
+    Missing trials are listed; fill them with `sitbench run ... --out OUT --resume`.
+    """
+    from sitbench.runs._merge import merge_runs
+
+    report = merge_runs(list(runs), out)
+    click.echo(f"{out}: merged {len(runs)} runs, {report.trials} trials ({report.duplicates} duplicates dropped)"
+               + ("; scores merged" if report.scores_merged else f"; next: sitbench score {out}"))
+    if report.missing:
+        shown = ", ".join(report.missing[:10]) + (" …" if len(report.missing) > 10 else "")
+        click.echo(f"{out}: {len(report.missing)} trials missing ({shown}); fill them with "
+                   f"sitbench run DATASET --out {out} --resume (same --model and --config)", err=True)
+
+
+def _open_cache(cache_path: Path | None):  # noqa: ANN202
+    from sitbench.runs._cache import CACHE_FILE, ResponseCache
+    from sitbench.runs._runner import default_cache_dir
+
+    return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE)
+
+
+_CACHE_PATH = click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                           help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, "
+                                "responses.sqlite).")
+
+
+@click.group()
+def cache() -> None:
+    """Inspect or empty the SQLite response cache."""
+
+
+@cache.command("stats")
+@_CACHE_PATH
+def cache_stats(cache_path: Path | None) -> None:
+    """Entries per model, age range and size of the response cache."""
+    with _open_cache(cache_path) as store:
+        stats = store.stats()
+        click.echo(f"{store.path}: {stats.entries} responses, {stats.size_bytes / 1024:.1f} KiB"
+                   + (f", {stats.oldest} … {stats.newest}" if stats.entries else ""))
+        for model, n in stats.by_model.items():
+            click.echo(f"  {model or '(unnamed)'}: {n}")
+
+
+@cache.command("clear")
+@_CACHE_PATH
+@click.option("--model", default=None, help="Delete only this model id's responses.")
+def cache_clear(cache_path: Path | None, model: str | None) -> None:
+    """Delete cached responses (all, or one model's)."""
+    with _open_cache(cache_path) as store:
+        deleted = store.clear(model)
+        click.echo(f"{store.path}: deleted {deleted} responses")
 
 
 @click.command()

@@ -137,5 +137,58 @@ class RunManifest(_Record):
     """attempted, completed, dropped."""
     session_reset_policy: str = ""
     """What each configuration keeps across a context reset."""
+    provider: str | None = None
+    """Provider name of the candidate (``openai-compatible``, ``anthropic``, ``llama.cpp``, ``mock``)."""
+    models_sent: list[str] = Field(default_factory=list)
+    """Distinct model identifiers sent to the provider over the run's calls."""
+    returned_models: list[str] = Field(default_factory=list)
+    """Distinct model ids (immutable revisions) the provider reported back."""
+    system_fingerprints: list[str] = Field(default_factory=list)
+    """Distinct system fingerprints the provider reported back."""
+    tokenizer: str = "whitespace"
+    """How ``prompt_tokens`` (E6) is counted."""
+    cache: dict[str, Any] = Field(default_factory=dict)
+    """Response cache: ``enabled``, ``epoch``, and why it was bypassed when it was."""
     extra: dict[str, Any] = Field(default_factory=dict)
-    """Rescoring history and other notes."""
+    """Rescoring history, merged shards and other notes."""
+
+
+def reporting_gaps(manifest: RunManifest) -> list[str]:
+    """Seed §8.2 reporting fields a finished run manifest lacks (empty when complete).
+
+    Checks: (1) model id sent, provider, timestamps, returned revision (required
+    only for providers that report one: not for mocks); (2) decoding parameters;
+    (3) retriever model, similarity and chunk size when E or F ran natively;
+    (4) package commit or version, templates hash, dataset hash, verifier version;
+    (5) attempted and completed counts.
+    """
+    gaps: list[str] = []
+    if not manifest.models_sent:
+        gaps.append("models_sent")
+    if not manifest.provider:
+        gaps.append("provider")
+    if not manifest.created_at or not manifest.finished_at:
+        gaps.append("finished_at" if manifest.created_at else "created_at")
+    if manifest.provider not in (None, "mock") and manifest.counts.get("completed", 0) and not (
+            manifest.returned_models or manifest.system_fingerprints):
+        gaps.append("returned_models")
+    decoding = manifest.decoding
+    if decoding.temperature is None or decoding.top_p is None or decoding.max_tokens is None:
+        gaps.append("decoding")
+    if manifest.handler == "native" and any(c in "EF" for c in manifest.configs):
+        retriever = manifest.retriever or {}
+        for key in ("model_id", "similarity", "k"):
+            if retriever.get(key) in (None, ""):
+                gaps.append(f"retriever.{key}")
+    if not (manifest.git_commit or manifest.package_version):
+        gaps.append("git_commit")
+    if not manifest.templates_sha256:
+        gaps.append("templates_sha256")
+    if not manifest.dataset.get("manifest_sha256"):
+        gaps.append("dataset.manifest_sha256")
+    if not manifest.verifier_version:
+        gaps.append("verifier_version")
+    for key in ("attempted", "completed"):
+        if key not in manifest.counts:
+            gaps.append(f"counts.{key}")
+    return gaps

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import fcntl
 import os
 import subprocess
 import uuid
@@ -18,11 +19,13 @@ from sitbench.configs import CONFIGS, SESSION_RESET_POLICY, BuildContext, Chroni
 from sitbench.errors import InputError
 from sitbench.lineage._checks import LoadedDataset, load_dataset, run_checks
 from sitbench.runs._audit import IsolationAudit
+from sitbench.runs._cache import CachedCandidate, ResponseCache, bypasses_cache
 from sitbench.runs._oracle import oracle_selection
 from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
 from sitbench.runs._store import RunStore
 from sitbench.schema import Query, envelope_for
 from sitbench.stores import MANIFEST, sha256_file
+from sitbench.stores._io import write_jsonl
 
 
 @dataclass
@@ -35,6 +38,10 @@ class RunOptions:
     max_connections: int = 8
     shard: tuple[int, int] | None = None
     cache_dir: Path | None = None
+    response_cache: ResponseCache | None = None
+    """Response cache; None runs without one. Mock candidates bypass it."""
+    epoch: int = 0
+    """Repetition index; part of the cache key, so a new epoch re-samples."""
 
 
 def parse_configs(value: str) -> list[str]:
@@ -96,6 +103,10 @@ class Runner:
         failed = [r.id for r in run_checks(self.ds) if not r.passed]
         if failed:
             raise InputError(f"{dataset_dir}: integrity checks {failed} fail; run `sitbench validate {dataset_dir}`")
+        self.cached: CachedCandidate | None = None
+        if options.response_cache is not None and not bypasses_cache(candidate):
+            self.cached = CachedCandidate(candidate, options.response_cache, options.epoch)
+            candidate = self.cached
         self.candidate = candidate
         self.model = model
         self.options = options
@@ -105,17 +116,29 @@ class Runner:
         needs_retrieval = any(c in "EF" for c in options.configs) and options.handler == "native"
         self.retriever = ChronicleRetriever(cache_dir=options.cache_dir) if needs_retrieval else None
 
+    def _cache_fields(self) -> dict[str, object]:
+        if self.options.response_cache is None:
+            return {"enabled": False}
+        if self.cached is None:
+            return {"enabled": False, "bypassed": "deterministic mock candidates are never cached"}
+        return {"enabled": True, "epoch": self.options.epoch}
+
     def manifest(self, started: str, existing: RunManifest | None) -> RunManifest:
         o = self.options
+        describe = self.candidate.describe()
         return RunManifest(
             run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
             created_at=existing.created_at if existing else started,
             package_version=__version__, git_commit=_git_commit(), dataset=_dataset_fields(self.ds),
-            configs=o.configs, handler=o.handler, candidate={"spec": self.model} | self.candidate.describe(),
+            configs=o.configs, handler=o.handler, candidate={"spec": self.model} | describe,
+            provider=str(describe.get("provider")) if describe.get("provider") else None,
+            cache=self._cache_fields(),
             decoding=o.decoding, retriever=self.retriever.manifest() if self.retriever else None,
             templates_sha256=templates_sha256(), shard=f"{o.shard[0]}/{o.shard[1]}" if o.shard else None,
             seeds={"decoding": o.decoding.seed} if o.decoding.seed is not None else {},
             session_reset_policy="; ".join(f"{c}: {SESSION_RESET_POLICY[c]}" for c in o.configs),
+            verifier_version=existing.verifier_version if existing else None,
+            extra=existing.extra if existing else {},
         )
 
     async def _trial(self, config: str, probe_id: str) -> TrialRecord:
@@ -162,9 +185,19 @@ class Runner:
                            prompt_tokens=prompt_tokens, evidence_ms=evidence_ms)
 
     async def run(self, resume: bool = False) -> RunManifest:
-        """Run every trial not yet in responses.jsonl; returns the final manifest."""
-        started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        """Run every trial not yet in responses.jsonl; returns the final manifest.
+
+        Holds an exclusive lock on the run directory while it runs (a second
+        writer is refused; a killed process releases it). When every trial is
+        present, responses.jsonl is rewritten atomically in canonical trial
+        order, so a resumed run ends with the same file as an uninterrupted one.
+        """
         self.store.root.mkdir(parents=True, exist_ok=True)
+        with _run_lock(self.store.root):
+            return await self._run(resume)
+
+    async def _run(self, resume: bool) -> RunManifest:
+        started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         existing = None
         if (self.store.root / "manifest.json").exists():
             if not resume:
@@ -191,13 +224,50 @@ class Runner:
 
         await asyncio.gather(*(one(c, p) for c, p in todo))
         trials = self.store.trials()
-        counts = {"attempted": len(trials), "completed": sum(t.status == "completed" for t in trials),
-                  "dropped": sum(t.status == "dropped" for t in trials),
-                  "retries": sum(turn.response.retries for t in trials for turn in t.turns)}
+        order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
+                                                                    self.options.shard))}
+        canonical = sorted(trials, key=lambda t: order.get(t.trial_id, len(order)))
+        if [t.trial_id for t in canonical] != [t.trial_id for t in trials]:
+            write_jsonl(self.store.responses_path, canonical)
         manifest = manifest.model_copy(update={
-            "finished_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "counts": counts})
+            "finished_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            **summarize_trials(canonical)})
         self.store.write_manifest(manifest)
         return manifest
+
+
+def summarize_trials(trials: list[TrialRecord]) -> dict[str, object]:
+    """Manifest fields computed from the trial records: counts and distinct model ids and fingerprints."""
+    responses = [turn.response for t in trials for turn in t.turns]
+    counts = {"attempted": len(trials), "completed": sum(t.status == "completed" for t in trials),
+              "dropped": sum(t.status == "dropped" for t in trials),
+              "retries": sum(r.retries for r in responses),
+              "calls": len(responses), "cache_hits": sum(r.cached for r in responses)}
+    return {"counts": counts,
+            "models_sent": sorted({r.model_sent for r in responses if r.model_sent}),
+            "returned_models": sorted({r.returned_model for r in responses if r.returned_model}),
+            "system_fingerprints": sorted({r.system_fingerprint for r in responses if r.system_fingerprint})}
+
+
+class _run_lock:  # noqa: N801 - used as a context manager
+    """Exclusive advisory lock on ``RUN/.lock``; released by the kernel if the process dies."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / ".lock"
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            raise InputError(f"{self.path.parent}: another sitbench process is writing this run; wait for it "
+                             "or choose another --out") from None
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
 
 
 def _envelope_text(query: Query, index: int) -> str:

@@ -1,0 +1,212 @@
+"""Response cache: one SQLite file keyed by the full request, shared by runs and processes.
+
+The key is the SHA-256 of the canonical JSON of everything that decides a
+response: the candidate's ``describe()`` without its operational knobs
+(timeouts, retry policy, key variable, thread counts), the model id, the base
+URL, the exact messages, the decoding config (seed included) and the epoch.
+Secrets never enter it: ``describe()`` carries no key, and neither do requests.
+
+Under greedy decoding (temperature 0) identical requests share one entry, even
+across trials. Under sampling the trial id joins the key: two trials that send
+the same prompt must stay independent samples, not one answer copied twice.
+
+Only completed answers are stored; a drop (timeout, content filter, …) is never
+cached, so a rerun retries it. Deterministic mock candidates bypass the cache:
+they cost nothing to call and their outputs are fixed by their code, which a
+cache would freeze at an old version.
+
+SQLite runs in WAL mode with a busy timeout, so several processes (shards on one
+machine) can read and write the same file at once; inserts are ``INSERT OR
+IGNORE``, so two writers racing on one key keep the first answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig, Message
+
+CACHE_FILE = "responses.sqlite"
+
+# describe() fields that change how a call is made, not what it answers.
+VOLATILE_FIELDS = frozenset({"timeout_s", "retry", "api_key_env", "n_threads", "verbose", "extra_buffers", "sdk"})
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at TEXT NOT NULL
+)
+"""
+
+
+def request_key(describe: dict[str, Any], messages: list[Message], decoding: DecodingConfig, epoch: int = 0,
+                trial_id: str | None = None) -> str:
+    """SHA-256 hex digest of the canonical JSON of one request.
+
+    Args:
+        describe: The candidate's ``describe()``; volatile fields are dropped here.
+        messages: Exact messages sent.
+        decoding: Decoding parameters (seed included).
+        epoch: Repetition index, so repeated samples of one request get distinct entries.
+        trial_id: The request's trial id; used only when ``decoding.temperature > 0``.
+    """
+    stable = {k: v for k, v in describe.items() if k not in VOLATILE_FIELDS}
+    payload = {
+        "candidate": stable,
+        "model": describe.get("model"),
+        "base_url": describe.get("base_url"),
+        "messages": [m.model_dump() for m in messages],
+        "decoding": decoding.model_dump(),
+        "epoch": epoch,
+    }
+    if decoding.temperature > 0:
+        payload["trial_id"] = trial_id
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CacheStats(BaseModel):
+    """What ``sitbench cache stats`` prints."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    entries: int
+    """Cached responses."""
+    size_bytes: int
+    """Size of the database file and its WAL."""
+    by_model: dict[str, int]
+    """Entries per model id."""
+    oldest: str | None = None
+    """UTC timestamp of the oldest entry."""
+    newest: str | None = None
+    """UTC timestamp of the newest entry."""
+
+
+class ResponseCache:
+    """The SQLite response store. Safe to share between threads and processes."""
+
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
+        """Open (creating if needed) the cache at ``path``.
+
+        Args:
+            path: The database file, e.g. ``default_cache_dir() / "responses.sqlite"``.
+            busy_timeout_ms: How long a writer waits for another process's lock.
+        """
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
+                                   isolation_level=None)
+        self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def get(self, key: str) -> CandidateResponse | None:
+        """The cached response for ``key``, marked ``cached=True``, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return CandidateResponse.model_validate_json(row[0]).model_copy(
+            update={"cached": True, "retries": 0, "latency_s": 0.0})
+
+    def put(self, key: str, response: CandidateResponse) -> bool:
+        """Store a completed response; drops are refused. Returns whether a row was added."""
+        if response.status != "ok" or response.text is None:
+            return False
+        stored = response.model_copy(update={"cached": False}).model_dump_json()
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO responses (key, model, response, created_at) VALUES (?, ?, ?, ?)",
+                (key, response.model_sent, stored, now))
+        return cursor.rowcount == 1
+
+    def stats(self) -> CacheStats:
+        """Entry counts per model, age range and size on disk."""
+        with self._lock:
+            entries, oldest, newest = self._db.execute(
+                "SELECT COUNT(*), MIN(created_at), MAX(created_at) FROM responses").fetchone()
+            by_model = dict(self._db.execute(
+                "SELECT model, COUNT(*) FROM responses GROUP BY model ORDER BY model").fetchall())
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+        return CacheStats(entries=entries, size_bytes=size, by_model=by_model, oldest=oldest, newest=newest)
+
+    def clear(self, model: str | None = None) -> int:
+        """Delete every entry (or one model's); returns how many were deleted."""
+        with self._lock:
+            if model is None:
+                cursor = self._db.execute("DELETE FROM responses")
+            else:
+                cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
+            deleted = cursor.rowcount
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute("VACUUM")
+        return deleted
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def bypasses_cache(candidate: Candidate) -> bool:
+    """Deterministic mocks are never cached (see the module docstring)."""
+    return candidate.describe().get("provider") == "mock"
+
+
+class CachedCandidate:
+    """Wraps a candidate: answers from the cache when it can, stores what it fetches.
+
+    Attributes:
+        hits: Requests answered from the cache.
+        misses: Requests passed to the candidate.
+    """
+
+    def __init__(self, inner: Candidate, cache: ResponseCache, epoch: int = 0) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.epoch = epoch
+        self.name = inner.name
+        self._describe = inner.describe()
+        self.hits = 0
+        self.misses = 0
+
+    def describe(self) -> dict[str, Any]:
+        """The wrapped candidate's description."""
+        return self.inner.describe()
+
+    async def complete(self, request: CandidateRequest) -> CandidateResponse:
+        """Cached answer, or the candidate's (stored when it is not a drop)."""
+        key = request_key(self._describe, request.messages, request.decoding, self.epoch, request.trial_id)
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        self.misses += 1
+        response = await self.inner.complete(request)
+        self.cache.put(key, response)
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything else (aclose, options) belongs to the wrapped candidate.
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)

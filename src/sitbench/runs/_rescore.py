@@ -1,0 +1,124 @@
+"""Offline rescoring: re-extract and re-score a run's stored responses with the current verifier.
+
+No candidate is built and no model is called: the responses are copied byte for
+byte, and scoring reads them like ``sitbench score`` does.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from sitbench.errors import InputError
+from sitbench.lineage._checks import load_dataset
+from sitbench.runs._records import ScoreRecord
+from sitbench.runs._scoring import score_trials
+from sitbench.runs._store import RESPONSES, SCORES, RunStore
+from sitbench.stores._io import iter_jsonl
+
+
+class RescoreReport(BaseModel):
+    """What a rescore changed; also stored as ``manifest.extra["rescore"]``."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    from_run: str
+    """run_id of the source run."""
+    from_dir: str
+    """Directory name of the source run."""
+    previous_verifier_version: str | None
+    """Verifier of the source run's scores.jsonl; None when it was never scored."""
+    verifier_version: str
+    """Verifier that produced the new scores."""
+    scored: int
+    """Trials scored (dropped trials included, as ``dropped``)."""
+    compared: int
+    """Completed trials that had a previous verdict to compare with."""
+    changed_verdicts: dict[str, int]
+    """Per probe category: trials whose SValid flipped between the two verifiers."""
+    changed_trials: list[str]
+    """Trial ids whose SValid flipped."""
+
+
+def _previous_scores(store: RunStore) -> dict[str, ScoreRecord]:
+    path = store.root / SCORES
+    if not path.exists():
+        return {}
+    return {record.trial_id: record for _, record in iter_jsonl(path, ScoreRecord, str(path))}
+
+
+def rescore_run(run: Path, out: Path, dataset: Path | None = None) -> RescoreReport:
+    """Copy RUN's responses to OUT and score them with the installed verifier.
+
+    Args:
+        run: Source run directory (left untouched).
+        out: New run directory; must not exist yet or be empty.
+        dataset: Dataset directory; the path recorded in RUN's manifest by default.
+
+    Returns:
+        The report, also written to ``OUT/manifest.json`` under ``extra.rescore``.
+
+    Raises:
+        InputError: RUN is not a run, OUT already holds files, or the dataset is missing
+            or is not the one the run used.
+    """
+    from sitbench.verify import VERIFIER_VERSION
+
+    source = RunStore(run).require()
+    manifest = source.manifest()
+    if out.resolve() == run.resolve():
+        raise InputError(f"--out {out}: is the source run; give a new directory (the source stays as it was)")
+    if out.exists() and any(out.iterdir()):
+        raise InputError(f"--out {out}: already holds files; give a new or empty directory")
+    data_dir = dataset or Path(str(manifest.dataset.get("path", "")))
+    if not data_dir.is_dir():
+        raise InputError(f"{run}/manifest.json: dataset.path {str(data_dir)!r} is not a directory; "
+                         "pass the dataset with --dataset")
+    ds = load_dataset(data_dir)
+    from sitbench.runs._runner import _dataset_fields
+
+    fields = _dataset_fields(ds)
+    recorded = manifest.dataset.get("manifest_sha256")
+    if recorded and fields.get("manifest_sha256") != recorded:
+        raise InputError(f"--dataset {data_dir}: manifest SHA-256 {fields.get('manifest_sha256')} differs from "
+                         f"the run's {recorded}; pass the dataset the run was made with")
+    trials = source.trials()
+    previous = _previous_scores(source)
+    records = score_trials(ds, trials)
+
+    changed: Counter[str] = Counter()
+    changed_trials: list[str] = []
+    compared = 0
+    for record in records:
+        old = previous.get(record.trial_id)
+        if old is None or old.verdict is None or record.verdict is None:
+            continue
+        compared += 1
+        if old.verdict.valid != record.verdict.valid:
+            changed[record.category.value] += 1
+            changed_trials.append(record.trial_id)
+
+    report = RescoreReport(
+        from_run=manifest.run_id, from_dir=run.name,
+        previous_verifier_version=manifest.verifier_version if previous else None,
+        verifier_version=VERIFIER_VERSION, scored=len(records), compared=compared,
+        changed_verdicts=dict(sorted(changed.items())), changed_trials=changed_trials)
+    out.mkdir(parents=True, exist_ok=True)
+    if (source.root / RESPONSES).exists():
+        shutil.copyfile(source.root / RESPONSES, out / RESPONSES)
+    target = RunStore(out)
+    target.write_scores(records)
+    extra = dict(manifest.extra)
+    history = list(extra.get("rescore_history", []))
+    if "rescore" in extra:
+        history.append(extra["rescore"])
+    extra["rescore"] = report.model_dump(mode="json")
+    if history:
+        extra["rescore_history"] = history
+    target.write_manifest(manifest.model_copy(update={
+        "verifier_version": VERIFIER_VERSION, "extra": extra,
+        "dataset": {**manifest.dataset, "path": str(data_dir)}}))
+    return report

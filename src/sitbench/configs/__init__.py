@@ -1,5 +1,20 @@
 """Configurations A–I: templates, prompt builders, mediation and the offline retriever."""
 
+from sitbench.configs._budget import (
+    BUDGETED_G,
+    DEFAULT_TOKEN_BUDGET,
+    SERIALIZATION_ORDER,
+    TOKENIZER_NAME,
+    TRUNCATION_RULE,
+    BudgetedBuild,
+    BudgetRecord,
+    DroppedItem,
+    TokenCounter,
+    WordPieceCounter,
+    build_budgeted_prompt,
+    count_prompt_tokens,
+    wordpiece_counter,
+)
 from sitbench.configs._builders import (
     BuildContext,
     PromptBuild,
@@ -30,6 +45,19 @@ from sitbench.configs._templates import (
 )
 
 __all__ = [
+    "BUDGETED_G",
+    "DEFAULT_TOKEN_BUDGET",
+    "SERIALIZATION_ORDER",
+    "TOKENIZER_NAME",
+    "TRUNCATION_RULE",
+    "BudgetRecord",
+    "BudgetedBuild",
+    "DroppedItem",
+    "TokenCounter",
+    "WordPieceCounter",
+    "build_budgeted_prompt",
+    "count_prompt_tokens",
+    "wordpiece_counter",
     "CAPABILITY_POLICY",
     "COMMON_POLICY",
     "CONFIGS",

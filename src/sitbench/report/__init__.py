@@ -1,1 +1,47 @@
-"""sitbench.report"""
+"""The HTML report of scored runs: one self-contained file plus ``metrics.json`` and ``trials.csv``.
+
+``write_report(run_dirs, out_html)`` renders the summary table (Table 6 layout), static SVG
+charts, the failed-trial drill-down and the run manifests; optional inputs add the E1–E8
+contrasts (``sitbench analyze --json``), the CHI/CHIS report and the RES summary.
+"""
+
+from sitbench.report._data import FailedTrial, LoadedRun, failed_checks, is_failed, load_runs, select_failed
+from sitbench.report._exports import (
+    METRICS_JSON,
+    TRIAL_COLUMNS,
+    TRIALS_CSV,
+    metrics_document,
+    trial_rows,
+    write_metrics_json,
+    write_trials_csv,
+)
+from sitbench.report._render import (
+    DEFAULT_MAX_FAILED,
+    LAA_BOUND,
+    load_chi_report,
+    load_res_summary,
+    render_report,
+    write_report,
+)
+
+__all__ = [
+    "DEFAULT_MAX_FAILED",
+    "LAA_BOUND",
+    "METRICS_JSON",
+    "TRIALS_CSV",
+    "TRIAL_COLUMNS",
+    "FailedTrial",
+    "LoadedRun",
+    "failed_checks",
+    "is_failed",
+    "load_chi_report",
+    "load_res_summary",
+    "load_runs",
+    "metrics_document",
+    "render_report",
+    "select_failed",
+    "trial_rows",
+    "write_metrics_json",
+    "write_report",
+    "write_trials_csv",
+]

@@ -1,0 +1,98 @@
+"""``sitbench report``: the self-contained HTML report of scored runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sitbench.errors import InputError
+from sitbench.report._exports import METRICS_JSON, TRIALS_CSV
+from sitbench.report._render import DEFAULT_MAX_FAILED, write_report
+
+
+def _read_analysis(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(
+            f"{path}: cannot read the analysis ({exc.strerror}); write it with `sitbench analyze RUN… --json > FILE`"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path} line {exc.lineno}: malformed JSON ({exc.msg}); write it with `sitbench analyze RUN… --json > FILE`"
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object (the output of `sitbench analyze RUN… --json`)")
+    return data
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_html",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="HTML file to write; metrics.json and trials.csv are written beside it.",
+)
+@click.option(
+    "--analysis",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="JSON of `sitbench analyze RUN… --json` (E1–E8 contrasts, CIs, Holm decisions).",
+)
+@click.option(
+    "--chi",
+    "chi_report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="CHI/CHIS report.json (e.g. from `sitbench chi demo --out DIR`).",
+)
+@click.option(
+    "--res",
+    "res_summary",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="RES summary.json, or a results.jsonl to score, from `sitbench res run`.",
+)
+@click.option(
+    "--max-failed",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MAX_FAILED,
+    show_default=True,
+    help="Most failed trials listed in the drill-down (the page says how many were left out).",
+)
+def report(
+    runs: tuple[Path, ...],
+    out_html: Path,
+    analysis: Path | None,
+    chi_report: Path | None,
+    res_summary: Path | None,
+    max_failed: int,
+) -> None:
+    """Write one self-contained HTML report of scored RUNS (no network needed to view it).
+
+    \b
+    The page holds the summary table (configurations x validities, Macro SIT,
+    LAA, diagnostics, completed/attempted), a configuration x category heatmap,
+    LAA against the 0.5 bound, FMR/TL/UEL bars, a searchable drill-down of every
+    failed trial (envelope, response, observation, failing checks) and each
+    run's manifest. Beside it: metrics.json and trials.csv (one row per trial).
+
+    \b
+    Example:
+      sitbench report runs/r1 runs/r2 --out out/report.html --chi chi/report.json
+    """
+    path = write_report(
+        list(runs),
+        out_html,
+        analysis=_read_analysis(analysis) if analysis is not None else None,
+        chi_report=chi_report,
+        res_summary=res_summary,
+        max_failed=max_failed,
+    )
+    click.echo(str(path))
+    click.echo(f"exports: {path.parent / METRICS_JSON}, {path.parent / TRIALS_CSV}", err=True)

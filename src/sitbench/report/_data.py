@@ -1,0 +1,212 @@
+"""What the report reads from run directories: manifest, scores, metrics and the failed trials."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from sitbench.errors import InputError
+from sitbench.metrics import ConfigMetrics, compute_metrics, load_scores
+from sitbench.runs import RunManifest, ScoreRecord, TrialRecord
+from sitbench.stores._io import describe_validation_error, load_model
+
+MANIFEST_FILE = "manifest.json"
+RESPONSES_FILE = "responses.jsonl"
+SCORES_FILE = "scores.jsonl"
+
+# model_dump_json writes trial_id first; reading it off the line prefix avoids parsing
+# every (large) response record when only the failed ones are needed.
+_TRIAL_ID_PREFIX = re.compile(rb'^\{"trial_id":"((?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """One scored run directory, ready to be rendered."""
+
+    name: str
+    """Display name: the directory name, or the path given when two runs share a name."""
+    path: Path
+    """The run directory."""
+    manifest: RunManifest
+    """``manifest.json``."""
+    scores: list[ScoreRecord]
+    """``scores.jsonl`` in file order."""
+    metrics: dict[str, ConfigMetrics]
+    """Configuration → metrics, as ``sitbench metrics`` computes them."""
+    file_sha256: dict[str, str]
+    """SHA-256 of ``manifest.json``, ``scores.jsonl`` and ``responses.jsonl`` (when present)."""
+
+    @property
+    def model(self) -> str:
+        """Candidate spec of the run (``candidate.spec``, else ``candidate.model``)."""
+        candidate = self.manifest.candidate
+        return str(candidate.get("spec") or candidate.get("model") or "")
+
+
+@dataclass(frozen=True)
+class FailedTrial:
+    """A completed trial whose target verdict is invalid, with its recorded inputs and output."""
+
+    run: str
+    """Run display name."""
+    score: ScoreRecord
+    """The score record (observation, verdicts, flags)."""
+    trial: TrialRecord | None
+    """The response record; ``None`` when ``responses.jsonl`` lacks the trial."""
+    responses_line: int | None
+    """Line of the trial in ``responses.jsonl`` (1-based), for tracing."""
+
+
+def is_failed(record: ScoreRecord) -> bool:
+    """Completed with an invalid target verdict (dropped trials are never failures)."""
+    return record.status == "completed" and record.verdict is not None and not record.verdict.valid
+
+
+def failed_checks(record: ScoreRecord) -> list[str]:
+    """Names of the target-verdict checks that did not pass, in the verdict's order."""
+    if record.verdict is None:
+        return []
+    return [name for name, check in record.verdict.checks.items() if not check.passed]
+
+
+def run_names(paths: Sequence[Path]) -> list[str]:
+    """Directory names, falling back to the path given when two runs share a name."""
+    names = [path.name or str(path) for path in paths]
+    return [name if names.count(name) == 1 else str(path) for name, path in zip(names, paths, strict=True)]
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_run(path: Path, name: str) -> LoadedRun:
+    """Read one scored run directory.
+
+    Raises:
+        InputError: the directory, its manifest or its score file is missing or malformed.
+    """
+    if not path.is_dir():
+        raise InputError(f"{path}: no such run directory; pass a directory written by `sitbench run`")
+    manifest_path = path / MANIFEST_FILE
+    if not manifest_path.is_file():
+        raise InputError(
+            f"{manifest_path}: file not found; the report traces every number to the run manifest, "
+            "pass a directory written by `sitbench run`"
+        )
+    manifest = load_model(manifest_path, RunManifest)
+    scores = load_scores(path)
+    try:
+        metrics = compute_metrics(scores)
+    except InputError as exc:
+        raise InputError(f"{path / SCORES_FILE}: {exc}") from None
+    hashes = {
+        file: _sha256(path / file)
+        for file in (MANIFEST_FILE, SCORES_FILE, RESPONSES_FILE)
+        if (path / file).is_file()
+    }
+    return LoadedRun(name=name, path=path, manifest=manifest, scores=scores, metrics=metrics, file_sha256=hashes)
+
+
+def load_runs(paths: Sequence[Path]) -> list[LoadedRun]:
+    """Read several run directories, named as :func:`run_names` names them."""
+    if not paths:
+        raise InputError("no run directory given; pass at least one scored run, e.g. `sitbench report runs/r1`")
+    return [load_run(path, name) for path, name in zip(paths, run_names(paths), strict=True)]
+
+
+def select_failed(runs: Iterable[LoadedRun], cap: int) -> tuple[list[tuple[LoadedRun, ScoreRecord]], int]:
+    """Pick at most ``cap`` failed trials for the drill-down.
+
+    When there are more than ``cap``, the pick is a round-robin over (run, configuration,
+    category) groups in file order, so every group that failed is represented and the
+    choice is deterministic.
+
+    Returns:
+        The picked ``(run, score)`` pairs in report order (run, then file order) and the
+        total number of failed trials.
+    """
+    groups: dict[tuple[str, str, str], list[tuple[int, LoadedRun, ScoreRecord]]] = {}
+    order = 0
+    for run in runs:
+        for record in run.scores:
+            if is_failed(record):
+                groups.setdefault((run.name, record.config, record.category.value), []).append((order, run, record))
+                order += 1
+    total = order
+    if total <= cap:
+        picked = [item for group in groups.values() for item in group]
+    else:
+        picked = []
+        queues = list(groups.values())
+        depth = 0
+        while len(picked) < cap:
+            for queue in queues:
+                if depth < len(queue) and len(picked) < cap:
+                    picked.append(queue[depth])
+            depth += 1
+    picked.sort(key=lambda item: item[0])
+    return [(run, record) for _, run, record in picked], total
+
+
+def load_failed_trials(picked: Sequence[tuple[LoadedRun, ScoreRecord]]) -> list[FailedTrial]:
+    """Attach the response record of each picked trial, reading only the lines needed."""
+    wanted: dict[str, set[str]] = {}
+    runs: dict[str, LoadedRun] = {}
+    for run, record in picked:
+        wanted.setdefault(run.name, set()).add(record.trial_id)
+        runs[run.name] = run
+    found: dict[tuple[str, str], tuple[TrialRecord, int]] = {}
+    for name, ids in wanted.items():
+        found.update(((name, tid), value) for tid, value in _read_trials(runs[name].path / RESPONSES_FILE, ids).items())
+    out: list[FailedTrial] = []
+    for run, record in picked:
+        hit = found.get((run.name, record.trial_id))
+        out.append(
+            FailedTrial(
+                run=run.name,
+                score=record,
+                trial=hit[0] if hit else None,
+                responses_line=hit[1] if hit else None,
+            )
+        )
+    return out
+
+
+def _read_trials(path: Path, ids: set[str]) -> dict[str, tuple[TrialRecord, int]]:
+    if not path.is_file():
+        return {}
+    out: dict[str, tuple[TrialRecord, int]] = {}
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            match = _TRIAL_ID_PREFIX.match(line)
+            if match is not None and json.loads(b'"' + match.group(1) + b'"') not in ids:
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                if not line.endswith(b"\n"):
+                    break  # a torn last line left by a killed writer
+                raise InputError(
+                    f"{path} line {number}: malformed JSON; the run file is damaged, re-run the trial "
+                    "or remove the line"
+                ) from None
+            if not isinstance(data, dict) or data.get("trial_id") not in ids:
+                continue
+            try:
+                record = TrialRecord.model_validate(data)
+            except ValidationError as exc:
+                raise InputError(describe_validation_error(f"{path} line {number}", exc)) from None
+            out[record.trial_id] = (record, number)
+    return out

@@ -1,0 +1,120 @@
+"""Machine-readable exports written beside the report: ``metrics.json`` and ``trials.csv``."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sitbench._version import __version__
+from sitbench.report._data import LoadedRun, failed_checks
+
+METRICS_JSON = "metrics.json"
+"""File name of the metrics export."""
+TRIALS_CSV = "trials.csv"
+"""File name of the per-trial export."""
+
+TRIAL_COLUMNS: tuple[str, ...] = (
+    "run",
+    "trial_id",
+    "config",
+    "probe_id",
+    "pair_id",
+    "lineage_id",
+    "category",
+    "stratum",
+    "theorem_qualified",
+    "status",
+    "valid",
+    "partner_valid",
+    "failed_checks",
+    "false_memory",
+    "temporal_leak",
+    "unauthorized_epistemic",
+    "prompt_tokens",
+    "model",
+)
+"""Columns of ``trials.csv``, one row per trial. ``run`` is first because trial ids repeat across runs."""
+
+
+def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
+    """The ``metrics.json`` document.
+
+    Shape: ``{"sitbench_version": …, "runs": {NAME: {"path", "run_id", "model",
+    "verifier_version", "dataset_sha256", "files_sha256", "configs": {CONFIG: ConfigMetrics}}}}``
+    — the ``configs`` objects are exactly what ``sitbench metrics --json`` prints.
+    """
+    return {
+        "sitbench_version": __version__,
+        "runs": {
+            run.name: {
+                "path": str(run.path),
+                "run_id": run.manifest.run_id,
+                "model": run.model,
+                "verifier_version": run.manifest.verifier_version,
+                "dataset_sha256": run.manifest.dataset.get("manifest_sha256"),
+                "files_sha256": run.file_sha256,
+                "configs": {config: row.model_dump(mode="json") for config, row in run.metrics.items()},
+            }
+            for run in runs
+        },
+    }
+
+
+def write_metrics_json(runs: Sequence[LoadedRun], path: Path) -> Path:
+    """Write :func:`metrics_document` to ``path`` (UTF-8, indented, no NaN)."""
+    path.write_text(
+        json.dumps(metrics_document(runs), indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+    )
+    return path
+
+
+def _flag(value: bool | None) -> str:
+    return "" if value is None else ("true" if value else "false")
+
+
+def trial_rows(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
+    """One tidy row per scored trial, as strings in :data:`TRIAL_COLUMNS` order.
+
+    Booleans are ``true``/``false``; an undefined value (the verdict of a dropped trial,
+    the partner verdict of a trial outside Q*_disc, a missing stratum) is the empty string.
+    ``failed_checks`` joins the names of the failed target checks with ``;``.
+    """
+    rows: list[dict[str, str]] = []
+    for run in runs:
+        model = run.model
+        for r in run.scores:
+            rows.append(
+                {
+                    "run": run.name,
+                    "trial_id": r.trial_id,
+                    "config": r.config,
+                    "probe_id": r.probe_id,
+                    "pair_id": r.pair_id,
+                    "lineage_id": r.lineage_id,
+                    "category": r.category.value,
+                    "stratum": r.stratum or "",
+                    "theorem_qualified": _flag(r.theorem_qualified),
+                    "status": r.status,
+                    "valid": _flag(None if r.verdict is None else r.verdict.valid),
+                    "partner_valid": _flag(None if r.partner is None else r.partner.valid),
+                    "failed_checks": ";".join(failed_checks(r)),
+                    "false_memory": _flag(r.false_memory),
+                    "temporal_leak": _flag(r.temporal_leak),
+                    "unauthorized_epistemic": _flag(r.unauthorized_epistemic),
+                    "prompt_tokens": str(r.prompt_tokens),
+                    "model": model,
+                }
+            )
+    return rows
+
+
+def write_trials_csv(runs: Sequence[LoadedRun], path: Path) -> Path:
+    """Write :func:`trial_rows` as CSV (header row, ``\\n`` line ends, UTF-8)."""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=TRIAL_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(trial_rows(runs))
+    return path

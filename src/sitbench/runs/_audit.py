@@ -38,6 +38,10 @@ class IsolationAudit:
     def check(self, trial_id: str, subject: str, messages: list[Message]) -> None:
         """Raise :class:`IsolationError` naming the trial, message and offending token."""
         for n, message in enumerate(messages):
+            if message.role == "assistant":
+                # The candidate's own earlier replies, sent back by a multi-turn schedule:
+                # not harness payload, and ordinary words ("gold", "contract") are not leaks.
+                continue
             text = message.content
             for label, pattern in (("internal identifier", self.id_pattern), ("contract field", self.field_pattern)):
                 if pattern is not None and (m := pattern.search(text)):

@@ -100,8 +100,9 @@ def score_run(run: Path) -> int:
 @click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server (openai/ models).")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
 @click.option("--timeout", "timeout_s", default=None, type=float, help="Per-call timeout in seconds (remote models).")
-@click.option("--cache/--no-cache", default=True, show_default=True,
-              help="Serve repeated requests from the SQLite response cache (mock candidates never use it).")
+@click.option("--cache/--no-cache", default=False, show_default=True,
+              help="Serve repeated requests from the SQLite response cache and store new answers there "
+                   "(drops are never stored; mock candidates never use it).")
 @click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
 @click.option("--epoch", default=0, show_default=True, type=int,

@@ -10,12 +10,32 @@ from sitbench.stats._aggregate import (
     pair_balanced,
     pair_differences,
 )
+from sitbench.stats._analyze import (
+    DEFAULT_SEED,
+    SECONDARY_COMPARISONS,
+    STRATUM_ALIASES,
+    AnalysisReport,
+    ContrastResult,
+    FamilySummary,
+    PairResult,
+    RunSource,
+    analyze,
+    analyze_runs,
+)
 from sitbench.stats._bootstrap import (
     BootstrapResult,
     ResampledCluster,
     bootstrap_mean,
     cluster_bootstrap,
     resample_indices,
+)
+from sitbench.stats._e6 import (
+    DEFAULT_LENGTHS,
+    LengthTiming,
+    LengthTokens,
+    TokenScaling,
+    e6_token_scaling,
+    truncate_history,
 )
 from sitbench.stats._experiments import (
     CONFIRMATORY_FAMILY,
@@ -30,8 +50,24 @@ from sitbench.stats._signflip import SignFlipResult, sign_flip_test
 
 __all__ = [
     "CONFIRMATORY_FAMILY",
+    "DEFAULT_LENGTHS",
+    "DEFAULT_SEED",
     "EXPERIMENTS",
+    "SECONDARY_COMPARISONS",
+    "STRATUM_ALIASES",
+    "AnalysisReport",
     "BootstrapResult",
+    "ContrastResult",
+    "FamilySummary",
+    "LengthTiming",
+    "LengthTokens",
+    "PairResult",
+    "RunSource",
+    "TokenScaling",
+    "analyze",
+    "analyze_runs",
+    "e6_token_scaling",
+    "truncate_history",
     "Experiment",
     "FamilyResult",
     "HolmResult",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import click
 from pydantic import BaseModel
@@ -11,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sitbench.errors import InputError
+from sitbench.stats._analyze import DEFAULT_SEED, AnalysisReport, ContrastResult, analyze_runs
 from sitbench.stats._bootstrap import bootstrap_mean
 from sitbench.stats._experiments import EXPERIMENTS
 from sitbench.stats._holm import holm
@@ -162,3 +164,94 @@ def experiments(as_json: bool) -> None:
             "d < 0" if e.direction == "negative" else "d > 0",
         )
     Console().print(table)
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def _contrast_table(title: str, rows: list[ContrastResult], *, primary: bool) -> Table:
+    table = Table(title=title)
+    columns = ["id", "contrast", "endpoint", "pairs", "mean d", "interval"]
+    columns += ["p", "Holm p", "decision"] if primary else ["status"]
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("pairs", "mean d", "p", "Holm p") else "left")
+    for c in rows:
+        interval = "-" if c.ci_lower is None else f"[{_number(c.ci_lower)}, {_number(c.ci_upper)}]"
+        if c.bootstrap is not None and c.bootstrap.degenerate:
+            interval += " (degenerate)"
+        cells = [c.id, f"{c.first_config} vs {c.second_config}", c.endpoint, str(c.n_pairs), _number(c.mean), interval]
+        if primary:
+            cells += [_number(c.p), _number(c.p_holm), c.decision.replace("_", " ") if c.status == "computed"
+                      else "incomplete"]
+        else:
+            cells.append(c.status)
+        table.add_row(*cells)
+    return table
+
+
+def _print_report(report: AnalysisReport) -> None:
+    console = Console()
+    console.print(_contrast_table(
+        f"confirmatory family E1-E8 (two-sided sign-flip; {report.ci:.0%} cluster bootstrap, "
+        f"{report.n_resamples} resamples, seed {report.seed})", report.experiments, primary=True))
+    console.print(report.family.note)
+    for c in report.experiments:
+        if c.reason:
+            console.print(f"{c.id} incomplete: {c.reason}")
+        if c.incomplete_pairs:
+            console.print(f"{c.id} pairs left out: " + "; ".join(f"{k} ({v})" for k, v in c.incomplete_pairs.items()))
+    if report.secondary:
+        console.print(_contrast_table("secondary comparisons (descriptive, not in the family)", report.secondary,
+                                      primary=False))
+        for c in report.secondary:
+            if c.reason:
+                console.print(f"{c.id} incomplete: {c.reason}")
+    console.print(f"E6 tokens counted with: {report.e6_tokenizer}")
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--e6-run", type=click.Path(path_type=Path), default=None,
+              help="Scored token-scaling run (D and G_budget at T = 500) that feeds E6 only.")
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True,
+              help="Bootstrap seed (and Monte-Carlo seed above --max-exact pairs); recorded in the output.")
+@click.option("--resamples", type=int, default=1000, show_default=True, help="Bootstrap resamples per contrast.")
+@click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile intervals.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate (Holm).")
+@click.option("--lineages", "lineage_rule", type=click.Choice(["both", "present"]), default="both", show_default=True,
+              help="both: a pair needs both lineages in a probe subset (the plan); present: a pair counts with "
+              "the lineages that have probes of the subset (small fixtures such as the pilot).")
+@click.option("--max-exact", type=int, default=24, show_default=True, help="Largest number of pairs tested exactly.")
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: int, ci: float, alpha: float,
+            lineage_rule: str, max_exact: int, as_json: bool) -> None:
+    """Confirmatory analysis E1-E8 of scored RUNS (one model; each configuration from one run).
+
+    Per experiment: per-pair differences (second minus first configuration), their
+    mean, a percentile cluster-bootstrap interval, the exact sign-flip p, the
+    Holm-adjusted p over exactly E1-E8 (only when all eight can be computed) and
+    the decision, with attempted/completed counts. Secondary comparisons are
+    reported descriptively under their own key.
+
+    \b
+    Examples:
+      sitbench analyze runs/r1 --json
+      sitbench analyze runs/r1 --e6-run runs/e6 --seed 7
+    """
+    if resamples < 2:
+        raise InputError(f"--resamples {resamples}: must be at least 2, e.g. 1000")
+    if not 0.0 < ci < 1.0:
+        raise InputError(f"--ci {ci!r}: must lie strictly between 0 and 1, e.g. 0.95")
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"--alpha {alpha!r}: must lie strictly between 0 and 1, e.g. 0.05")
+    if seed < 0:
+        raise InputError(f"--seed {seed}: must be a non-negative integer")
+    if not 0 <= max_exact <= 40:
+        raise InputError(f"--max-exact {max_exact}: must lie in 0..40")
+    report = analyze_runs(list(runs), e6_run=e6_run, seed=seed, n_resamples=resamples, ci=ci, alpha=alpha,
+                          lineage_rule=lineage_rule, max_exact=max_exact)
+    if as_json:
+        click.echo(json.dumps(report.model_dump(mode="json"), indent=2))
+    else:
+        _print_report(report)

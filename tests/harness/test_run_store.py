@@ -246,3 +246,16 @@ def test_unknown_configuration_exits_2(pilot: Path, tmp_path: Path, capsys: pyte
 def test_score_of_a_non_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli("score", tmp_path) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_merged_shards_score_like_the_unsharded_run(pilot: Path, tmp_path: Path) -> None:
+    for i in (1, 2):
+        assert _cli("run", pilot, "--model", "mock/collapse", "--out", tmp_path / f"s{i}", "--shard", f"{i}/2") == 0
+    assert _cli("merge", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "merged") == 0
+    assert _cli("run", pilot, "--model", "mock/collapse", "--out", tmp_path / "whole") == 0
+    for run in ("merged", "whole"):
+        assert _cli("score", tmp_path / run) == 0
+    merged = {json.loads(x)["trial_id"]: json.loads(x) for x in _lines(tmp_path / "merged" / "scores.jsonl")}
+    whole = {json.loads(x)["trial_id"]: json.loads(x) for x in _lines(tmp_path / "whole" / "scores.jsonl")}
+    assert len(merged) == TOTAL
+    assert merged == whole

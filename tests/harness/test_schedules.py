@@ -189,9 +189,9 @@ def test_chronicle_exposes_post_tau_records_and_projected_state_never_does(run: 
 def test_candidate_reply_in_history_is_not_audited_as_a_leak(pilot: Path, tmp_path: Path) -> None:
     """A candidate's own earlier reply is not harness payload.
 
-    The isolation audit looks for contract-field words ("gold", "contract", …) in every message,
-    including the assistant replies that a multi-turn schedule sends back. An ordinary English
-    answer on PR-21's first turn then stops the whole run with an isolation error.
+    The isolation audit looks for contract-field words ("gold", "contract", …) in what the harness
+    writes. A multi-turn schedule also sends the candidate's earlier replies back; an ordinary
+    English answer on PR-21's first turn must not stop the run as if the harness had leaked.
     """
     recorder = Recorder(reply="I won gold at a regatta once, and signed a contract to coach ({n}).")
     runner = Runner(pilot, recorder, "test/recorder", tmp_path / "run", RunOptions(configs=["B"]))

@@ -6,31 +6,59 @@ probe type, so it cannot see a label (tests check the import graph).
 
 Rules, in the order they apply to each clause:
 - markup is blanked; the text is split into sentences and clauses (contrastive connectives,
-  semicolons, dashes, a new first-person subject after a comma, leading interjections);
+  ", and", relative "which", semicolons, dashes, colons, a new first-person subject after a
+  comma, leading interjections); a clause ending in a colon is a label for what follows;
 - long quotations (four words or more) are masked: quoted speech asserts nothing;
-- questions, hypotheticals ("if I had…", "imagine"), and reported speech ("you said…",
-  "you keep saying…") assert nothing; reported speech is ACKNOWLEDGE_ASSERTION;
-- memory uncertainty ("I don't remember…") asserts nothing and expresses not-knowing;
-- facts about the identity are asserted by first-person clauses; world facts by impersonal
-  declarative clauses (or first-person clauses that say how they were learned);
-- polarity is the parity of negators in the clause, after removing idioms that contain a
-  negator without negating ("never forget", "no doubt", "not only");
+- a surface form is not a mention when it is part of a proper name ("Cascadia Robotics" is not
+  the robotics field), part of a longer value of another proposition ("lattice cryptography"),
+  the modifier of a course or of a story ("a crypto course", "the sailing stories"), the goal
+  of a return ("moved back to Cork"), or a change of mind "about other things";
+- a place asserts residence or origin only when its sentence speaks of living, moving, being,
+  growing up or time spent there ("I learned beekeeping in Nairobi" asserts no residence);
+- questions, hypotheticals and wishes ("if I had…", "if we'd…", "I wish I had…", "I'd love
+  to…"), and reported speech ("you said…", "I know the staff room remembers…") assert nothing;
+  reported speech is ACKNOWLEDGE_ASSERTION; hedges that look like conditionals ("if I remember
+  right", "if memory serves") are hedges, and "maybe X?" is a tentative answer, not a question;
+- a refusal ("I'd rather not say whether…") asserts nothing about its topic;
+- memory uncertainty and not-knowing ("I don't remember…", "I don't really know X") assert
+  nothing and express not-knowing;
+- facts about the identity are asserted by first-person clauses; a clause with no subject of
+  its own continues the previous clause's first person; a clause with its own subject (a
+  determiner, a name, an imperative) does not;
+- a verbless answer to a question put to the identity ("Kestrel.", "Cryptography — …", "Bozeman
+  born and raised.", "It was cryptography") inherits the question's frame: it asserts the
+  values of the domains the question asks about, in the first person, and a compound form may
+  take its missing part from the question ("Phones? Banned.");
+- "it" after a decision verb ("we went with it") is the value named just before;
+- world facts are asserted by impersonal declarative clauses (or first-person clauses that say
+  how they were learned); a "speaking generally" label makes them assistant_general;
+- provenance is clause-local: knowledge and skills are acquired (or told_by), other personal
+  facts are personal_experience unless someone told the identity;
+- polarity is the parity of negators before the mention (and, for a clause-initial mention, in
+  its own predicate), after removing idioms that contain a negator without negating ("never
+  forget", "no doubt", "not only", "no-phones"); verbs of abandonment ("dropped the X idea")
+  negate what they take;
 - "there" refers back to the last place mentioned (in the response, else in the question);
-- a bare "No." / "I didn't." negates what the previous clause (or the question) put forward,
-  a bare "Yes." affirms what the question asked about;
-- belief history ("I used to think…") asserts the change, not the former stance as current;
+- a bare or elliptical "No." / "I never did." / "I've never been." / "You're thinking of someone
+  else." negates what the previous clause (or the question) put forward; a bare "Yes." (also
+  after "between you and me") affirms what the question asked about;
+- "it's not true that…" negates its complement clause, it does not reject a premise;
+- belief history ("I used to think…", a "Then (2018):" label, a year before the query's)
+  asserts the change, not the former stance as current;
 - a response that goes along with a presupposition of the question ("When you lived in
-  Kyoto, where…" → "the best matcha was by the river") adopts it, unless it denies,
-  abstains or withholds;
-- in a closed-world slot with cue phrases, a value with no proposition id ("I lived in Tokyo")
-  is kept as an unmapped assertion with its slot and value.
+  Kyoto, where…" → "the best matcha was by the river") adopts it, unless it denies, abstains,
+  withholds, wishes the premise were true, or speaks of it as hearsay ("sounds gorgeous");
+- a closed-world slot's cue phrases report a value with no proposition id ("I lived in Tokyo",
+  "…and, for a year, in Tokyo", "a firm called Vaultline") as an unmapped assertion with its
+  slot and value; a bare cue verb ("called") counts only with a first-person subject or when
+  the question asks about that slot's domain.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sitbench.schema import (
     Act,
@@ -44,9 +72,10 @@ from sitbench.schema import (
     UncertaintyLevel,
     UnmappedAssertion,
 )
+from sitbench.verify._router import DOMAIN_CUES
 from sitbench.verify._text import Clause, clauses, clean
 
-VERIFIER_VERSION = "sitbench-verifier/1.0"
+VERIFIER_VERSION = "sitbench-verifier/1.1"
 """Version of the extractor and scorer; bump it whenever a rule changes a verdict."""
 
 MAX_CHARS = 200_000
@@ -60,9 +89,12 @@ def _words(*phrases: str) -> re.Pattern[str]:
 
 
 _FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"mine", r"myself", r"we", r"we've",
-                       r"we're", r"we'd", r"our", r"ours", r"ourselves")
+                       r"we're", r"we'd", r"our", r"ours", r"ourselves", r"us")
 _SECOND_PERSON = _words(r"you", r"your", r"you're", r"you've", r"you'd", r"yours", r"yourself")
-_NEGATOR = re.compile(r"(?<![\w'])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'])|n't(?![\w])|n’t", _I)
+_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'-])|n't(?![\w])|n’t",
+                      _I)
+_ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
+                  r"ditched", r"called off", r"put aside", r"binned")
 _FALSE_NEGATORS = _words(r"never forget", r"never forgot", r"no doubt", r"not only", r"no wonder",
                          r"can't wait", r"cannot wait", r"nothing beats", r"nothing like", r"not least",
                          r"no longer think", r"no longer believe", r"not sure", r"not certain",
@@ -71,90 +103,188 @@ _FALSE_NEGATORS = _words(r"never forget", r"never forgot", r"no doubt", r"not on
                          r"can't recall", r"couldn't be happier", r"never been happier",
                          r"rather not", r"prefer not", r"not ready", r"not going to (?:get into|discuss|share)",
                          r"can't share", r"cannot share", r"not at liberty", r"not something i(?:'m| am) (?:discussing|sharing)",
-                         r"not really something", r"no comment")
-_HYPOTHETICAL = _words(r"if i", r"if we", r"if you", r"suppose", r"supposing", r"imagine", r"imagining",
-                       r"hypothetically", r"had i", r"in another life", r"i wish", r"pretend", r"let's say",
-                       r"what if")
+                         r"not really something", r"no comment",
+                         r"not (?:from )?(?:my |personal |first-hand |own )+(?:expertise|experience|knowledge|study)")
+_HYPOTHETICAL = _words(r"if i", r"if i'd", r"if we", r"if we'd", r"if you", r"if you'd", r"if they", r"if only",
+                       r"suppose", r"supposing", r"imagine", r"imagining", r"hypothetically", r"had i", r"had we",
+                       r"in another life", r"i wish", r"we wish", r"pretend", r"let's say", r"what if",
+                       r"i'd love to", r"i would love to", r"i'd like to", r"i would like to", r"someday",
+                       r"i'd have", r"i would have", r"if i were", r"if i was")
+_HEDGE_CONDITIONAL = _words(r"if (?:i|we) (?:remember|recall)(?: (?:it )?(?:right|rightly|correctly))?", r"if memory serves",
+                            r"if i'm not mistaken", r"if i am not mistaken", r"if i'm honest", r"if i am honest")
 _REPORT_DOUBT = re.compile(
     r"(?<![\w'])(?:you(?:'ve| have)?\s+(?:keep|kept)\s+(?:saying|insisting|telling)|you\s+(?:insist|claim|claimed|"
     r"seem to think|seem to remember|think|thought|believe|remember|recall|are saying|'re saying|suggest that|say)|"
     r"i know you|i understand (?:that )?you|according to you|everyone (?:says|remembers|thinks|seems)|"
-    r"people (?:say|think|remember)|i hear (?:that )?you|you're (?:remembering|thinking of)|"
-    r"you (?:may|might) be (?:thinking|remembering))(?![\w'])", _I)
+    r"people (?:say|think|remember)|i hear (?:that )?you|"
+    r"i know (?:that )?(?:the [\w-]+(?: [\w-]+)?|everyone|everybody|people|they|[A-Z]\w+) "
+    r"(?:remembers?|thinks?|says?|believes?|recalls?|tells?))(?![\w'])", _I)
 _REPORT_TOLD = re.compile(r"(?<![\w'])you(?:'ve| have)?\s+(?:said|told me|mentioned)(?![\w'])", _I)
 _MEMORY_UNCERTAIN = _words(r"don't remember", r"do not remember", r"can't remember", r"cannot remember",
                            r"don't recall", r"do not recall", r"can't recall", r"cannot recall",
-                           r"no memory of", r"not sure i ever", r"don't think i ever")
-_ABSTAIN = _words(r"i don't know", r"i do not know", r"i'm not sure", r"i am not sure", r"not sure",
-                  r"no idea", r"i can't say", r"i cannot say", r"can't help (?:you )?with", r"not familiar",
+                           r"no memory of", r"not sure i ever", r"don't think i ever", r"drawing a blank",
+                           r"draw a blank")
+_NOT_KNOWING = _words(r"(?:don't|do not|doesn't|does not) (?:really |actually |honestly )?know",
+                      r"don't think i know", r"do not think i know")
+_ABSTAIN = _words(r"i don't (?:really |actually |honestly )?know", r"i do not (?:really )?know", r"i'm not sure",
+                  r"i am not sure", r"not sure", r"no idea",
+                  r"i can't say(?! much| more| too much| anything)", r"i cannot say(?! much| more)",
+                  r"can't help (?:you )?with", r"not familiar",
                   r"haven't (?:learned|learnt|studied|come across)", r"have not (?:learned|learnt|studied)",
                   r"never (?:learned|learnt|studied)", r"don't have (?:any )?(?:knowledge|background|training)",
                   r"outside (?:of )?(?:what i know|my (?:knowledge|experience|expertise))",
                   r"not (?:something|a topic|an area) i(?:'ve| have)? (?:learned|studied|know)",
                   r"i have no (?:record|memory)", r"beyond me", r"couldn't tell you", r"can't tell you",
-                  r"not (?:something|anything) i know", r"i wouldn't know", r"no way (?:for me )?to know")
-_REJECT = _words(r"that's not true", r"that is not true", r"that isn't true", r"not true", r"that's not right",
-                 r"that isn't right", r"that's not correct", r"that isn't correct", r"that's wrong",
-                 r"you're mistaken", r"you are mistaken", r"you must be thinking of", r"you're thinking of",
-                 r"that wasn't me", r"never happened", r"didn't happen", r"that's not me", r"not me",
-                 r"i think you've got", r"you've got (?:me|the wrong)", r"mixing me up", r"confusing me with",
-                 r"i have to correct", r"let me correct", r"to set the record straight", r"nope")
-_WITHHOLD = _words(r"rather not", r"prefer not", r"keep (?:[\w']+ ){0,3}(?:to myself|private|quiet|under wraps)",
-                   r"not ready to (?:share|talk|say|discuss)", r"can't share", r"cannot share",
+                  r"not (?:something|anything) i know", r"i wouldn't know", r"no way (?:for me )?to know",
+                  r"(?:couldn't|could not|can't|cannot) (?:really |properly )?(?:explain|walk you through)",
+                  r"don't think i know", r"drawing a blank", r"draw a blank")
+_REJECT = re.compile(
+    r"(?<![\w'])(?:that's not true|that is not true|that isn't true|not true|that's not right|"
+    r"that isn't right|that's not correct|that isn't correct|that's wrong|you're mistaken|you are mistaken|"
+    r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
+    r"didn't happen|that's not me|not me|i think you've got|you've got (?:me|the wrong)|mixing me up|mixed me up|"
+    r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
+    _I)
+_WITHHOLD = _words(r"rather not", r"prefer not",
+                   r"(?:i'd rather|i would rather|i'll|i will|i'm|i am|i)\s+keep(?:ing)?\s+(?:[\w']+\s+){0,4}?"
+                   r"(?:to myself|private|quiet|under wraps|between me and)",
+                   r"keeping (?:[\w']+ ){0,3}(?:private|to myself|under wraps)",
+                   r"not (?:ready|able|willing|free) to (?:share|talk|say|discuss|get into)",
+                   r"unable to (?:share|talk|say|discuss)", r"(?:can't|cannot) (?:discuss|talk about|get into)",
+                   r"can't share", r"cannot share", r"(?:can't|cannot) say (?:much|more|too much|anything)",
                    r"not going to (?:get into|discuss|share|say)", r"not at liberty", r"that's private",
-                   r"that is private", r"private matter", r"not something i(?:'m| am) (?:discussing|sharing)",
+                   r"that is private", r"private matter", r"confidential",
+                   r"not (?:really )?something i(?:'m| am)? (?:ready to |willing to |able to )?(?:discuss|share|talk about|get into)(?:ing)?",
                    r"no comment", r"not (?:really )?something i (?:discuss|share|talk about)",
-                   r"i'll keep (?:that|my plans|it)", r"between me and", r"not (?:for|up for) discussion",
+                   r"i'll keep (?:that|my plans|it)", r"not (?:for|up for) discussion",
                    r"mind if i don't", r"won't get into", r"not comfortable (?:sharing|discussing)")
 _QUALIFY = _words(r"probably", r"maybe", r"perhaps", r"possibly", r"i might be wrong", r"might be wrong",
                   r"not entirely sure", r"not completely sure", r"if i remember (?:right|correctly)",
                   r"if i recall (?:right|correctly)", r"as far as i (?:recall|remember|know)", r"i guess",
                   r"i suspect", r"fairly sure", r"pretty sure", r"i'm not certain", r"not certain",
-                  r"could be wrong", r"roughly", r"i believe so", r"i think so", r"don't quote me")
+                  r"could be wrong", r"roughly", r"i believe so", r"i think so", r"don't quote me",
+                  r"if memory serves", r"if i'm not mistaken", r"hopefully", r"i (?:think|believe)(?=\s*(?:[,.;!?]|$))",
+                  r"(?<=,)\s*i (?:think|believe)", r"i (?:think|believe) (?:it was|it's|that was|we)")
 _ACQUIRED_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"course", r"classes", r"class",
                        r"lessons?", r"training", r"trained", r"certificat\w*", r"exam", r"read", r"reading",
                        r"practi[cs]\w*", r"picked up", r"taught", r"workshop", r"module", r"seminar", r"lecture\w*")
 _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you)", r"(?:he|she|they) said",
                    r"(?:he|she|they) mentioned", r"says that", r"informed me")
-_EXPERIENCE_CUE = _words(r"we agreed", r"we decided", r"we settled", r"we called", r"we named", r"we went with",
-                         r"we chose", r"we picked")
+_DECISION_IT = _words(r"(?:agreed|settled|decided) on it", r"went with it", r"(?:picked|chose|named|called) it")
 _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"general knowledge",
                         r"as an assistant", r"general assistant", r"from general", r"textbook", r"commonly",
                         r"well[- ]known", r"as a general matter", r"broadly speaking", r"general terms",
                         r"general information", r"not from (?:my own|personal) (?:experience|knowledge|study)")
+_LEADING_LABEL = re.compile(r"^\W*(?:generally speaking|speaking generally|in general terms|in general|generally|"
+                            r"broadly speaking|as a general matter|as general knowledge)\W*", _I)
 _HISTORICAL = _words(r"used to", r"back then", r"at the time", r"previously", r"once thought", r"in the past",
                      r"formerly", r"at first", r"originally", r"before that", r"those days")
+_PAST_LABEL = re.compile(r"^\W*(?:then|before|previously|formerly|originally|at first|in the past|back then)\b", _I)
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _BARE_NEGATION = re.compile(
     r"^\W*(?:no|nope|nah|not really|not quite|not exactly|actually no|not true|that's not true|that isn't true|"
     r"that's not right|that isn't right|that's wrong|that's not correct|i didn't|i did not|i haven't|i have not|"
     r"i never did|i wasn't|i was not|never|that never happened|that wasn't me|not me|i don't think so|"
-    r"afraid not|sadly no|definitely not|absolutely not|certainly not|i never have)\W*$", _I)
+    r"afraid not|sadly no|definitely not|absolutely not|certainly not|i never have|not any ?more|no longer)\W*$", _I)
 _BARE_AFFIRMATION = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|correct|right|true|that's right|that's true|that is true|indeed|absolutely|"
-    r"definitely|i am|i have|i did|i do|still am|i still am|i still do|sure am|of course)\W*$", _I)
+    r"definitely|i am|i have|i did|i do|still am|i still am|i still do|sure am|of course|sure did|it is|it's true)\W*$",
+    _I)
+_DISCOURSE_LEAD = re.compile(r"^\W*(?:(?:between (?:you and me|us|the two of us|ourselves)|honestly|well|oh|ah|ha|"
+                             r"hmm+|um+|so|actually|okay|ok)\W+)+", _I)
+# VP ellipsis: an auxiliary or "been"/"going anywhere" with nothing after it ("I never did", "I've never been").
+_ELLIPSIS_WORDS = frozenset({
+    "i", "we", "i'm", "i've", "i'd", "we've", "we're", "we'd", "never", "not", "no", "did", "didn't", "do", "don't",
+    "have", "haven't", "has", "hasn't", "had", "hadn't", "was", "wasn't", "were", "weren't", "am", "been", "be",
+    "going", "anywhere", "actually", "really", "ever", "even", "either", "though", "honestly", "sadly", "afraid",
+    "so", "all", "yet", "still", "personally", "myself", "but", "and", "sorry", "i'm afraid", "at", "there",
+    "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,"})
 _THERE = _words(r"there")
-_OTHER_SUBJECT = _words(r"you", r"he", r"she", r"they", r"it's", r"it is", r"that's", r"there's")
+_OTHER_SUBJECT = _words(r"you", r"he", r"she", r"they", r"it's", r"it is", r"that's", r"there's", r"which",
+                        r"who", r"people", r"everyone", r"someone")
+_NO_SUBJECT_START = re.compile(
+    r"^\W*(?:(?:and|then|later|also|even|still|or|plus|before that|after that|afterwards|not|never|but not)\b|"
+    r"(?!(?:the|a|an|this|these|those|its|their|his|her|some|every|each|most|ask|try|check|see|look|go|talk|"
+    r"speak|email|google|come|do|please|let)\b)(?-i:[a-z]))", _I)
+_IMPERATIVE_OR_DETERMINER = re.compile(r"^\W*(?:the|a|an|this|these|those|its|their|his|her|ask|try|check|see|look|"
+                                       r"go|talk|speak|email|google|come|do|please|let)\b", _I)
 _PRESUPPOSITION_BLOCK = _words(r"might", r"may", r"maybe", r"perhaps", r"if", r"whether", r"rumou?r", r"word is")
+_HEARSAY = _words(r"sounds?(?: like)?", r"seems?(?: like)?")
 _AUX_START = re.compile(r"^\W*(?:are|is|am|do|did|does|have|has|had|can|could|would|will|were|was|should|shall)\b", _I)
+_WH_START = re.compile(r"^\W*(?:what|which|where|when|who|how|why|tell me|remind me)\b", _I)
+_FINITE = _words(r"is", r"are", r"was", r"were", r"am", r"be", r"been", r"has", r"have", r"had", r"do", r"does", r"did",
+                 r"will", r"would", r"can", r"could", r"should", r"shall", r"may", r"might", r"must", r"i", r"we",
+                 r"you", r"he", r"she", r"they", r"it", r"there", r"keeps?", r"gets?", r"makes?", r"sounds?",
+                 r"seems?", r"looks?", r"goes", r"went", r"came")
+_COPULAR_ANSWER = re.compile(r"^\W*(?:it's|it is|it was|that's|that was|that is)\s+(?:\w+\s+)?", _I)
+_LEAD_ADVERB = re.compile(r"^\W*(?:(?:mostly|mainly|definitely|probably|maybe|perhaps|possibly|just|only|strictly|"
+                          r"basically|largely|primarily|certainly|surely|oh|ah|well|hmm+|um+|honestly)\W+){0,2}", _I)
 _CAPITALIZED_VALUE = re.compile(r"\s*(?:the\s+)?(?:['\"‘“]([^'\"’”]{1,40})['\"’”]|([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}))")
+_SUBJECT_BEFORE = re.compile(r"(?<![\w'])(?:i|we|i've|we've|i'd|we'd)\s+(?:[\w']+\s+)?$", _I)
+_NAMED_NP = re.compile(r"\s*(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:called|named)(?=\s)", _I)
+_CLASSIFIER_CALLED = re.compile(
+    r"(?<![\w])(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?(firm|company|start-?up|business|employer|labs?|studio|agency|"
+    r"consultancy|outfit|city|town|project|rig)\s+(?:called|named)(?=\s)", _I)
+_CLASSIFIER_PREDICATE = {"firm": "worked_at", "company": "worked_at", "startup": "worked_at", "start-up": "worked_at",
+                         "business": "worked_at", "employer": "worked_at", "lab": "worked_at", "labs": "worked_at",
+                         "studio": "worked_at", "agency": "worked_at", "consultancy": "worked_at", "outfit": "worked_at",
+                         "city": "lived_in", "town": "lived_in", "project": "project_nickname",
+                         "rig": "project_nickname"}
+_CONTINUATION = re.compile(r"\s*,?\s*(?:and|or)\b[^.;:!?]{0,30}?\b(?:in|to|at)(?=\s)", _I)
 _NOT_VALUES = {"i", "the", "a", "an", "my", "our", "it", "this", "that", "there", "then", "and", "but", "so",
                "we", "he", "she", "they", "you", "january", "february", "march", "april", "may", "june", "july",
                "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday",
                "thursday", "friday", "saturday", "sunday", "yes", "no", "for", "in", "at", "on"}
 _QUOTE = re.compile(r"[\"“”](?:[^\"“”]{0,400})[\"“”]")
 _PLACE_PREDICATES = {"lived_in", "grew_up_in", "visited", "worked_in"}
+_KNOWLEDGE_PREDICATES = {"knows", "has_skill"}
+# A sentence that can assert where the identity lived or grew up speaks of living, moving, being or time there.
+_PLACE_PREDICATE_WORDS = _words(r"liv(?:e|ed|es|ing)", r"home", r"homes", r"based", r"mov(?:e|ed|es|ing)",
+                                r"stay(?:ed|ing)?", r"spent", r"spend", r"years?", r"months?", r"time", r"abroad",
+                                r"grew", r"grow(?:n|ing)?", r"raised", r"born", r"from", r"kid", r"childhood",
+                                r"hometown", r"been", r"was", r"were", r"days", r"resident", r"settled", r"relocated")
+_RETURN_BEFORE = re.compile(r"(?:\b(?:back|home)\s+(?:to|in)|\breturn(?:ed|ing|s)?\s+to)\s+$", _I)
+_MODIFIED_NOUN = re.compile(r"[\s-]*(course|courses|class|classes|module|modules|lecture|lectures|seminar|"
+                            r"textbook|book|books|exam|exams|stories|story|tales|anecdotes|photos|pictures|jokes|"
+                            r"videos|podcast|podcasts|documentary|documentaries)\b", _I)
+_COURSE_NOUNS = {"course", "courses", "class", "classes", "module", "modules", "lecture", "lectures", "seminar",
+                 "textbook", "book", "books", "exam", "exams"}
+_ABOUT_OTHER = re.compile(r"(?:\s+[\w']+){0,3}?\s+about\s+(?:[\w-]+\s+){0,3}?(?:other|different)\b", _I)
+# What may precede the value of a verbless answer: discourse markers, hedging adverbs, "it was", "not".
+_FRAGMENT_LEAD = re.compile(r"^\W*(?:(?:mostly|mainly|definitely|probably|maybe|perhaps|possibly|just|only|strictly|"
+                            r"basically|largely|primarily|certainly|surely|oh|ah|well|hmm+|um+|honestly|so|not|"
+                            r"it's|it is|it was|that's|that was|that is|the)\W+){0,3}$", _I)
+_FRAGMENT_TAIL = re.compile(r"[\s-]*(?:[\w'’]+[\s-]+){0,3}?[\w'’]*\s*(?:[,.!?;:]|$)")
+_NAME_BEFORE = re.compile(r"(?<![\w'’])(?!I )[A-Z][\w'’-]* $")
+_COMPOUND_GAP = re.compile(r"^[\s-]*(?:based[\s-]+)?$", _I)
 
 
 @dataclass(frozen=True)
 class _Form:
     prop: Proposition
-    pattern: re.Pattern[str] | None
     parts: tuple[re.Pattern[str], ...]
+    topic: tuple[bool, ...]
+    """Which parts name the shared topic (a part used by several propositions' forms); only these may be
+    left to the context."""
 
 
 def _form_pattern(phrase: str) -> re.Pattern[str]:
     words = [re.escape(w) for w in phrase.split()]
     return re.compile(r"(?<![\w])" + r"[\s-]+".join(words) + r"(?:s|es|ed|ing|ers?)?(?![\w])", _I)
+
+
+def _value_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in re.split(r"[^\w]+", text.lower()) if w)
+
+
+@dataclass
+class _EnvelopeFacts:
+    presupposed: list[Proposition]
+    asked: list[Proposition]
+    answer_domains: frozenset[str]
+    addressed: bool
+    year: int | None
+    context: str
 
 
 class Vocabulary:
@@ -164,13 +294,20 @@ class Vocabulary:
         self.universe = tuple(universe)
         self.closed_world = tuple(closed_world)
         self.by_id = {p.prop_id: p for p in self.universe}
+        self._order = {p.prop_id: i for i, p in enumerate(self.universe)}
         self._forms: list[_Form] = []
         simple: list[tuple[str, Proposition]] = []
+        users: dict[str, set[str]] = {}
+        for prop in self.universe:
+            for form in prop.surface_forms:
+                for part in form.split("+") if "+" in form else ():
+                    users.setdefault(part.strip().lower(), set()).add(prop.prop_id)
         for prop in self.universe:
             for form in prop.surface_forms:
                 if "+" in form:
-                    parts = tuple(_form_pattern(part.strip()) for part in form.split("+") if part.strip())
-                    self._forms.append(_Form(prop, None, parts))
+                    names = [part.strip() for part in form.split("+") if part.strip()]
+                    self._forms.append(_Form(prop, tuple(_form_pattern(n) for n in names),
+                                             tuple(len(users[n.lower()]) > 1 for n in names)))
                 else:
                     simple.append((form, prop))
         # One alternation for every simple form: a single scan per clause instead of one per form.
@@ -179,40 +316,102 @@ class Vocabulary:
                                 for i, (form, _) in enumerate(simple))
         self._simple = re.compile(r"(?<![\w])(?:" + alternatives + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) \
             if simple else None
-        self._envelope_cache: dict[str, tuple[list[Proposition], list[Proposition]]] = {}
-        self._cw_cues = []
+        self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
+        self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
+        self._domains_of_slot: dict[str, set[str]] = {}
+        for prop in self.universe:
+            self._domains_of_slot.setdefault(prop.slot, set()).add(prop.domain)
         self_slots = {p.slot for p in self.universe if p.entity == "self"}
+        # One combined cue regex over every closed-world declaration; the group name says which.
+        self._cw_decls: list[tuple[ClosedWorldDeclaration, bool, bool]] = []
+        cue_alternatives = []
         for decl in self.closed_world:
             for cue in decl.cues:
-                self._cw_cues.append((decl, re.compile(r"(?<![\w])" + re.escape(cue) + r"(?![\w])", _I),
-                                      decl.slot in self_slots))
+                index = len(self._cw_decls)
+                pronoun = bool(_FIRST_PERSON.search(cue))
+                self._cw_decls.append((decl, decl.slot in self_slots, pronoun))
+                cue_alternatives.append(f"(?P<c{index}>" + re.escape(cue) + ")")
+        self._cw_cue = re.compile(r"(?<![\w])(?:" + "|".join(cue_alternatives) + r")(?![\w])", _I) \
+            if cue_alternatives else None
+        self._decl_by_predicate = {decl.predicate: decl for decl in self.closed_world}
 
-    def mentions(self, text: str) -> list[tuple[Proposition, int, int]]:
-        """Propositions whose surface forms occur in ``text``, each once, in universe order."""
-        found: dict[str, tuple[Proposition, int, int]] = {}
+    def _scan(self, text: str, context: str = "") -> list[tuple[Proposition, int, int]]:
+        """Every occurrence of every form; a compound form may take missing parts from ``context``."""
+        found: list[tuple[Proposition, int, int]] = []
         if self._simple is not None:
             for m in self._simple.finditer(text):
-                prop = self._simple_props[int(m.lastgroup[1:])]  # type: ignore[index]
-                found.setdefault(prop.prop_id, (prop, m.start(), m.end()))
+                found.append((self._simple_props[int(m.lastgroup[1:])], m.start(), m.end()))  # type: ignore[index]
         for form in self._forms:
-            if form.prop.prop_id not in found and all(part.search(text) for part in form.parts):
-                m = form.parts[-1].search(text)
-                assert m is not None
-                found[form.prop.prop_id] = (form.prop, m.start(), m.end())
-        return [found[p.prop_id] for p in self.universe if p.prop_id in found]
+            here = [part.search(text) for part in form.parts]
+            if all(here) or (context and any(here) and all(h or (topic and part.search(context))
+                                                            for h, part, topic in zip(here, form.parts, form.topic))):
+                m = next(h for h in reversed(here) if h is not None)
+                found.append((form.prop, m.start(), m.end()))
+        found.sort(key=lambda f: f[1])
+        return found
+
+    def _filtered(self, text: str, context: str = "") -> list[tuple[Proposition, int, int]]:
+        """Occurrences that are mentions (see the module docstring for what is not)."""
+        found = self._scan(text, context)
+        if not found:
+            return found
+        dropped: set[int] = set()
+        for i, (prop, start, end) in enumerate(found):
+            surface = text[start:end]
+            if (surface[:1].isupper() and not prop.value[:1].isupper() and start > 0
+                    and _NAME_BEFORE.search(text, max(0, start - 40), start)):
+                dropped.add(i)  # part of a proper name ("Cascadia Robotics")
+                continue
+            after = _MODIFIED_NOUN.match(text, end)
+            if after and not (prop.predicate in _KNOWLEDGE_PREDICATES and after.group(1).lower() in _COURSE_NOUNS):
+                dropped.add(i)  # modifier of a course or a story ("a crypto course", "sailing stories")
+                continue
+            if prop.predicate in _PLACE_PREDICATES and _RETURN_BEFORE.search(text, max(0, start - 20), start):
+                dropped.add(i)  # the goal of a return ("moved back to Cork")
+                continue
+            if prop.predicate == "stance_change" and _ABOUT_OTHER.match(text, end):
+                dropped.add(i)  # a change of mind about other things
+        for i in range(len(found) - 1):
+            (a, sa, ea), (b, sb, eb) = found[i], found[i + 1]
+            if a.prop_id == b.prop_id or sb < ea or not _COMPOUND_GAP.match(text[ea:sb]):
+                continue
+            words = _value_words(text[sa:eb]) - {"based"}
+            if words <= self._value_words[a.prop_id]:
+                dropped.add(i + 1)  # "lattice cryptography" is the lattice topic, not the field
+            elif words <= self._value_words[b.prop_id]:
+                dropped.add(i)
+        return [f for i, f in enumerate(found) if i not in dropped]
+
+    def mentions(self, text: str) -> list[tuple[Proposition, int, int]]:
+        """Propositions whose surface forms occur in ``text`` as mentions, each once (first occurrence),
+        in universe order."""
+        found: dict[str, tuple[Proposition, int, int]] = {}
+        for prop, start, end in self._filtered(text):
+            found.setdefault(prop.prop_id, (prop, start, end))
+        return sorted(found.values(), key=lambda f: self._order[f[0].prop_id])
 
 
 def _count_negators(text: str) -> int:
+    if not _NEGATOR.search(text) and not _ABANDON.search(text):
+        return 0
     stripped = _FALSE_NEGATORS.sub(" ", text)
-    return len(_NEGATOR.findall(stripped))
+    return len(_NEGATOR.findall(stripped)) + len(_ABANDON.findall(stripped))
 
 
-def _negated_at(text: str, position: int) -> bool:
-    """Polarity of a mention: negators before it; a clause-initial subject takes the whole clause's."""
-    before = _count_negators(text[:position])
-    if before == 0 and len(text[:position].split()) <= 3:
-        return _count_negators(text) % 2 == 1
+_PREDICATE_END = re.compile(r"[,;:]|\s(?:which|that|who|and|you|because|since|so)\s", _I)
+
+
+def _negated_at(text: str, start: int, end: int) -> bool:
+    """Polarity of a mention: negators before it; a clause-initial subject also takes its predicate's."""
+    before = _count_negators(text[:start])
+    if before == 0 and len(text[:start].split()) <= 3:
+        stop = _PREDICATE_END.search(text, end)
+        return _count_negators(text[end:stop.start() if stop else len(text)]) % 2 == 1
     return before % 2 == 1
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 def _mask_quotes(text: str) -> str:
@@ -223,12 +422,11 @@ def _mask_quotes(text: str) -> str:
     return _QUOTE.sub(mask, text)
 
 
-def _personal_provenance(text: str) -> ClaimProvenance:
-    if _EXPERIENCE_CUE.search(text):
-        return ClaimProvenance.PERSONAL_EXPERIENCE
+def _provenance(prop: Proposition, text: str) -> ClaimProvenance:
+    """Clause-local provenance: knowledge and skills are acquired, other facts lived, unless told."""
     if _TOLD_CUE.search(text):
         return ClaimProvenance.TOLD_BY
-    if _ACQUIRED_CUE.search(text):
+    if prop.predicate in _KNOWLEDGE_PREDICATES:
         return ClaimProvenance.ACQUIRED
     return ClaimProvenance.PERSONAL_EXPERIENCE
 
@@ -237,21 +435,30 @@ def _is_place(prop: Proposition) -> bool:
     return prop.predicate in _PLACE_PREDICATES
 
 
-def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> tuple[list[Proposition], list[Proposition]]:
-    cached = vocabulary._envelope_cache.get(envelope.utterance)
+def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFacts:
+    key = (envelope.utterance, str(envelope.date))
+    cached = vocabulary._envelope_cache.get(key)
     if cached is None:
-        cached = (_presupposed(envelope, vocabulary),
-                  [p for p, _, _ in vocabulary.mentions(envelope.utterance) if not p.world_fact])
+        utterance = envelope.utterance
+        mentioned = [p for p, _, _ in vocabulary.mentions(utterance) if not p.world_fact]
+        domains = {d for d, cues in DOMAIN_CUES.items()
+                   if any(re.search(r"(?<!\w)" + re.escape(c) + r"(?!\w)", utterance, _I) for c in cues)}
+        domains |= {p.domain for p in mentioned}
+        addressed = bool(_SECOND_PERSON.search(utterance) or _FIRST_PERSON.search(utterance))
+        year = envelope.date.year if hasattr(envelope.date, "year") else None
+        cached = _EnvelopeFacts(presupposed=_presupposed(envelope, vocabulary), asked=mentioned,
+                                answer_domains=frozenset(domains), addressed=addressed, year=year,
+                                context=utterance)
         if len(vocabulary._envelope_cache) > 4096:
             vocabulary._envelope_cache.clear()
-        vocabulary._envelope_cache[envelope.utterance] = cached
+        vocabulary._envelope_cache[key] = cached
     return cached
 
 
 def presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
     """Facts about the identity that the utterance takes for granted (wh-questions and statements
     addressed to "you"; not yes/no questions, not hedged rumours)."""
-    return list(_envelope_facts(envelope, vocabulary)[0])
+    return list(_envelope_facts(envelope, vocabulary).presupposed)
 
 
 def _presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
@@ -269,16 +476,33 @@ def _presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition
 
 def asked_about(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
     """Facts about the identity the utterance mentions (what a bare yes/no answers)."""
-    return list(_envelope_facts(envelope, vocabulary)[1])
+    return list(_envelope_facts(envelope, vocabulary).asked)
 
 
 @dataclass
 class _ClauseFacts:
     clause: Clause
-    claims: list[ExtractedClaim]
     mentioned: list[Proposition]
     first_person: bool
-    asserting: bool
+    own_first_person: bool
+    asserting: bool = False
+    irrealis: bool = False
+    claims: list[ExtractedClaim] = field(default_factory=list)
+
+
+def _fragment_start(body: str) -> int | None:
+    """Where the answer value starts when the clause is a verbless answer ("Mostly cryptography, I think",
+    "It was cryptography"), else None."""
+    copular = _COPULAR_ANSWER.match(body)
+    if copular:
+        rest = body[copular.end():]
+        return copular.end() if not _FINITE.search(rest) else None
+    lead = _LEAD_ADVERB.match(body)
+    start = lead.end() if lead else 0
+    rest = body[start:]
+    if _IMPERATIVE_OR_DETERMINER.match(rest) or _FINITE.search(rest):
+        return None
+    return start
 
 
 def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
@@ -293,19 +517,38 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     acts: set[Act] = set()
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
-    not_knowing = hedged = withheld = False
+    not_knowing = hedged = withheld = general_answer = hearsay = False
     facts: list[_ClauseFacts] = []
     last_place: Proposition | None = None
-    asked = asked_about(envelope, vocabulary)
+    env = _envelope_facts(envelope, vocabulary)
+    asked = env.asked
     envelope_places = [p for p in asked if _is_place(p)]
     general_paragraph = False
     previous_sentence = -1
+    sentence_text = ""
+    sentence_places = False
+    label_historical = False
 
     def add(prop: Proposition, polarity: bool, provenance: ClaimProvenance, span: tuple[int, int]) -> ExtractedClaim:
         key = (prop.prop_id, polarity)
         claim = ExtractedClaim(prop_id=prop.prop_id, polarity=polarity, provenance=provenance, span=span)
         claims.setdefault(key, claim)
         return claims[key]
+
+    def negate(targets: list[Proposition], record: _ClauseFacts, span: tuple[int, int]) -> None:
+        nonlocal not_knowing
+        acts.add(Act.REJECT)
+        for prop in targets:
+            provenance = ClaimProvenance.ACQUIRED if prop.predicate in _KNOWLEDGE_PREDICATES \
+                else ClaimProvenance.PERSONAL_EXPERIENCE
+            record.claims.append(add(prop, False, provenance, span))
+            if prop.predicate in _KNOWLEDGE_PREDICATES:
+                acts.add(Act.ABSTAIN)
+                not_knowing = True
+
+    def antecedents() -> list[Proposition]:
+        previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else []) if not p.world_fact]
+        return previous or env.presupposed or asked
 
     for clause in clauses(text):
         body = clause.text
@@ -315,105 +558,142 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if "\n\n" in text[max(0, clause.start - 3):clause.start]:
                 general_paragraph = False
             previous_sentence = clause.sentence
+            sentence_end = text.find("\n", clause.start)
+            sentence_text = text[clause.start:sentence_end if sentence_end >= 0 else len(text)]
+            sentence_places = bool(_PLACE_PREDICATE_WORDS.search(sentence_text))
+            if not (facts and facts[-1].clause.label):
+                label_historical = False
         if _GENERAL_LABEL.search(body):
             general_paragraph = True
-        if _WITHHOLD.search(body):
-            withheld = True
+        core = _HEDGE_CONDITIONAL.sub(_blank, body) if "if" in body.lower() else body
         if _QUALIFY.search(body):
             hedged = True
-        first_person = bool(_FIRST_PERSON.search(body)) or (
+        own_first_person = bool(_FIRST_PERSON.search(core))
+        unlabelled = _LEADING_LABEL.sub("", core)
+        first_person = own_first_person or (
             bool(facts) and facts[-1].clause.sentence == clause.sentence and facts[-1].first_person
-            and not _OTHER_SUBJECT.search(body))
-        found = vocabulary.mentions(body)
-        positions = {p.prop_id: start for p, start, _ in found}
-        mentioned = [p for p, _, _ in found]
-        if _THERE.search(body) and not any(_is_place(p) for p in mentioned):
+            and not _OTHER_SUBJECT.search(core) and bool(_NO_SUBJECT_START.match(unlabelled)))
+        fragment_at = None
+        first_in_sentence = not facts or facts[-1].clause.sentence != clause.sentence or (
+            facts[-1].clause.label and len(facts[-1].clause.text.split()) <= 3)
+        if env.addressed and not own_first_person and first_in_sentence:
+            fragment_at = _fragment_start(_QUALIFY.sub(" ", _DISCOURSE_LEAD.sub("", core)))
+        # Ellipsis: a verbless answer, or the elaboration after a colon, may leave the topic to the question.
+        elaboration = bool(facts) and facts[-1].clause.label and facts[-1].clause.sentence == clause.sentence
+        found = vocabulary._filtered(body, env.context + " " + (facts[-1].clause.text if facts else "")) \
+            if fragment_at is not None or elaboration else vocabulary._filtered(body)
+        positions: dict[str, tuple[int, int]] = {}
+        mentioned: list[Proposition] = []
+        for prop, start, end in found:
+            if prop.prop_id in positions:
+                continue
+            if _is_place(prop) and not sentence_places and fragment_at is None:
+                continue
+            positions[prop.prop_id] = (start, end)
+            mentioned.append(prop)
+        if _THERE.search(body) and sentence_places and not any(_is_place(p) for p in mentioned):
             anchor = last_place or (envelope_places[0] if envelope_places else None)
             if anchor is not None:
                 mentioned.append(anchor)
         for prop in mentioned:
             if _is_place(prop):
                 last_place = prop
-        record = _ClauseFacts(clause, [], mentioned, first_person, asserting=False)
+        record = _ClauseFacts(clause, mentioned, first_person, own_first_person)
         facts.append(record)
+        if clause.label and len(body.split()) <= 3:
+            label_historical = bool(_PAST_LABEL.search(body)) or any(
+                env.year is not None and int(y) < env.year for y in _YEAR.findall(body))
 
-        if _BARE_NEGATION.search(body):
-            acts.add(Act.REJECT)
-            targets = [p for p in (facts[-2].mentioned if len(facts) > 1 else []) if not p.world_fact]
-            targets = targets or presupposed(envelope, vocabulary) or asked
-            for prop in targets:
-                record.claims.append(add(prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, span))
+        if _WITHHOLD.search(core):
+            withheld = True
+            continue  # a refusal asserts nothing about its topic
+        stripped = _DISCOURSE_LEAD.sub("", core).strip()
+        if _BARE_NEGATION.search(stripped):
+            negate(antecedents(), record, span)
             continue
-        if _BARE_AFFIRMATION.search(body) and not clause.question:
+        if _BARE_AFFIRMATION.search(stripped) and not clause.question:
             for prop in asked:
-                record.claims.append(add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, span))
+                record.claims.append(add(prop, True, _provenance(prop, body), span))
             continue
-        if _REJECT.search(body):
+        rejecting = bool(_REJECT.search(core))
+        if rejecting:
             acts.add(Act.REJECT)
-        if _ABSTAIN.search(body):
+        if _ABSTAIN.search(core):
             acts.add(Act.ABSTAIN)
             not_knowing = True
-        if clause.question or _HYPOTHETICAL.search(body):
+        if _MEMORY_UNCERTAIN.search(core):
+            acts.add(Act.ABSTAIN)
+            not_knowing = True
             continue
-        if _REPORT_DOUBT.search(body) or _REPORT_TOLD.search(body):
+        tentative = clause.question and bool(re.match(r"^\W*(?:maybe|perhaps|probably|possibly)\b", stripped, _I))
+        if (clause.question and not tentative) or _HYPOTHETICAL.search(core):
+            record.irrealis = not clause.question
+            continue
+        if _REPORT_DOUBT.search(core) or _REPORT_TOLD.search(core):
             acts.add(Act.ACKNOWLEDGE_ASSERTION)
             continue
-        if _MEMORY_UNCERTAIN.search(body):
+        if _NOT_KNOWING.search(core):
             acts.add(Act.ABSTAIN)
             not_knowing = True
             continue
-        negative = _count_negators(body) % 2 == 1
-        historical = bool(_HISTORICAL.search(body))
+        if rejecting and not mentioned:
+            # "You're thinking of someone else." rejects what the previous clause or the question put forward.
+            negate(antecedents(), record, span)
+            continue
+        if own_first_person and not mentioned and _count_negators(core) % 2 == 1 and \
+                set(re.findall(r"[\w']+", core.lower())) <= _ELLIPSIS_WORDS:
+            negate(antecedents(), record, span)  # VP ellipsis: "I never did", "I've never been"
+            continue
+        if not own_first_person and _HEARSAY.search(core):
+            hearsay = True
         record.asserting = True
+        if general_paragraph and mentioned:
+            general_answer = True
+        historical = bool(_HISTORICAL.search(body)) or label_historical
+        if not mentioned and _DECISION_IT.search(core) and first_person:
+            previous = [p for f in reversed(facts[:-1]) for p in f.mentioned if not p.world_fact and not _is_place(p)]
+            if previous:
+                record.claims.append(add(previous[0], True, _provenance(previous[0], body), span))
         for prop in mentioned:
-            negative = _negated_at(body, positions.get(prop.prop_id, len(body)))
+            start, end = positions.get(prop.prop_id, (len(body), len(body)))
+            negative = _negated_at(body, start, end)
             if prop.world_fact:
-                if first_person and not _ACQUIRED_CUE.search(body):
+                if own_first_person and not _ACQUIRED_CUE.search(body):
                     continue
                 if general_paragraph:
                     provenance = ClaimProvenance.ASSISTANT_GENERAL
-                elif first_person:
+                elif own_first_person:
                     provenance = ClaimProvenance.ACQUIRED
                 else:
                     provenance = ClaimProvenance.UNSPECIFIED
                 record.claims.append(add(prop, not negative, provenance, span))
                 continue
-            if prop.entity == "self" and not first_person:
+            in_frame = (fragment_at is not None and prop.domain in env.answer_domains
+                        and bool(_FRAGMENT_LEAD.match(core[:start])) and bool(_FRAGMENT_TAIL.match(body, end))
+                        and (clause.sentence == 0 or not _COPULAR_ANSWER.match(body)))
+            if not first_person and not in_frame:
                 continue
             if historical and prop.predicate == "stance":
                 continue
-            provenance = _personal_provenance(body) if first_person else ClaimProvenance.UNSPECIFIED
-            record.claims.append(add(prop, not negative, provenance, span))
-            if negative and prop.entity == "self":
+            record.claims.append(add(prop, not negative, _provenance(prop, body), span))
+            if negative:
                 acts.add(Act.REJECT)
-                if prop.predicate in ("knows", "has_skill"):
+                if prop.predicate in _KNOWLEDGE_PREDICATES:
                     acts.add(Act.ABSTAIN)
                     not_knowing = True
-        # Values with no proposition id inside closed-world slots that have cue phrases.
-        for decl, cue, needs_first_person in vocabulary._cw_cues:
-            if needs_first_person and not first_person:
-                continue
-            for m in cue.finditer(body):
-                v = _CAPITALIZED_VALUE.match(body, m.end())
-                if not v:
-                    continue
-                value = (v.group(1) or v.group(2) or "").strip()
-                if not value or value.lower() in _NOT_VALUES or vocabulary.mentions(value):
-                    continue
-                unmapped.append(UnmappedAssertion(
-                    span=span, text=body, polarity=not _negated_at(body, v.start()),
-                    provenance=_personal_provenance(body) if first_person else ClaimProvenance.UNSPECIFIED,
-                    slot=decl.slot, value=value))
+        if first_person:
+            _unmapped_values(body, span, env, vocabulary, unmapped)
         if first_person and not record.claims and not any(u.span == span for u in unmapped):
-            if not (_ABSTAIN.search(body) or _WITHHOLD.search(body) or _REJECT.search(body)):
-                unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=not negative,
-                                                  provenance=_personal_provenance(body)))
+            if not (_ABSTAIN.search(core) or rejecting):
+                unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
+                                                  provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
 
     # Going along with a presupposition adopts it.
-    if not (acts & {Act.REJECT, Act.ABSTAIN}) and not withheld:
+    irrealis_premise = any(f.irrealis and any(p in env.presupposed for p in f.mentioned) for f in facts)
+    if not (acts & {Act.REJECT, Act.ABSTAIN}) and not withheld and not hearsay and not irrealis_premise:
         content = [f for f in facts if f.asserting and not f.clause.question and len(f.clause.text.split()) >= 3]
         if content:
-            for prop in presupposed(envelope, vocabulary):
+            for prop in env.presupposed:
                 if (prop.prop_id, True) not in claims and (prop.prop_id, False) not in claims:
                     add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
@@ -422,19 +702,61 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     if hedged:
         acts.add(Act.QUALIFY)
     positive = [c for c in claims.values() if c.polarity]
-    if positive or any(u.polarity and u.slot for u in unmapped):
+    if positive or general_answer or any(u.polarity and u.slot for u in unmapped):
         acts.add(Act.ANSWER)
     uncertainty = (UncertaintyLevel.NOT_KNOWING if not_knowing
                    else UncertaintyLevel.HEDGED if hedged else UncertaintyLevel.NONE)
-    shared = sorted({c.prop_id for c in positive if not vocabulary.by_id[c.prop_id].world_fact},
-                    key=[p.prop_id for p in vocabulary.universe].index)
-    order = list(Act)
+    order = vocabulary._order
+    shared = sorted({c.prop_id for c in positive if not vocabulary.by_id[c.prop_id].world_fact}, key=order.__getitem__)
+    act_order = list(Act)
     ordered_claims = sorted(claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))
     return Observation(
-        acts=sorted(acts, key=order.index),
+        acts=sorted(acts, key=act_order.index),
         claims=ordered_claims,
         unmapped=unmapped,
         uncertainty=uncertainty,
         disclosure=DisclosureSignals(shared=shared, framed_as_withheld=withheld),
         verifier_version=VERIFIER_VERSION,
     )
+
+
+def _unmapped_values(body: str, span: tuple[int, int], env: _EnvelopeFacts, vocabulary: Vocabulary,
+                     unmapped: list[UnmappedAssertion]) -> None:
+    """Values with no proposition id inside closed-world slots that have cue phrases."""
+    seen: set[tuple[str, str]] = set()
+
+    def report(decl: ClosedWorldDeclaration, value_match: re.Match[str] | None) -> None:
+        if value_match is None:
+            return
+        value = (value_match.group(1) or value_match.group(2) or "").strip()
+        if not value or value.lower() in _NOT_VALUES or vocabulary.mentions(value) or (decl.slot, value) in seen:
+            return
+        seen.add((decl.slot, value))
+        provenance = ClaimProvenance.TOLD_BY if _TOLD_CUE.search(body) else ClaimProvenance.PERSONAL_EXPERIENCE
+        unmapped.append(UnmappedAssertion(
+            span=span, text=body, polarity=not _negated_at(body, value_match.start(), value_match.end()),
+            provenance=provenance, slot=decl.slot, value=value))
+
+    pos = 0
+    cue_regex = vocabulary._cw_cue
+    while cue_regex is not None:
+        m = cue_regex.search(body, pos)
+        if m is None:
+            break
+        pos = m.start() + 1  # cues overlap ("we called" / "called it"): try every start
+        decl, _, pronoun = vocabulary._cw_decls[int(m.lastgroup[1:])]  # type: ignore[index]
+        routed = bool(vocabulary._domains_of_slot.get(decl.slot, set()) & env.answer_domains)
+        subject = pronoun or _SUBJECT_BEFORE.search(body, max(0, m.start() - 24), m.start())
+        if not (routed or subject):
+            continue  # a bare cue verb with someone else's subject, off the question's topic
+        named = _NAMED_NP.match(body, m.end())
+        value = _CAPITALIZED_VALUE.match(body, named.end() if named else m.end())
+        report(decl, value)
+        if value is not None:
+            cont = _CONTINUATION.match(body, value.end())
+            if cont:
+                report(decl, _CAPITALIZED_VALUE.match(body, cont.end()))
+    for m in _CLASSIFIER_CALLED.finditer(body):
+        decl = vocabulary._decl_by_predicate.get(_CLASSIFIER_PREDICATE[m.group(1).lower()])
+        if decl is not None:
+            report(decl, _CAPITALIZED_VALUE.match(body, m.end()))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 _MARKUP = re.compile(r"<[^>\n]{0,200}>|```|\*\*|__|^[ \t]{0,3}#{1,6}[ \t]|^[ \t]*>[ \t]?", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+|^[ \t]*(?:[-*•·]|\d+[.)])[ \t]+", re.MULTILINE)
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:;|—|–|\s-\s|,\s*(?:but|however|although|though|whereas|yet|while|so)\b|"
+    r"\s*(?:;|—|–|\s-\s|:(?=\s)|,\s*(?:but|however|although|though|whereas|yet|while|so|and)\b|,\s*(?=which\b)|"
     r"\b(?:but|however|although|though|whereas|except that)\b|"
     r",\s*(?=(?:and\s+)?(?:i|we|i'm|i've|i'd|we've|we're)\b)|\band\s+(?=(?:i|we)\b)|,\s*(?=(?:never|not|but not|and never|and not)\b))\s*",
     re.IGNORECASE,
@@ -30,7 +30,9 @@ class Clause:
     sentence: int
     """Index of the sentence the clause belongs to."""
     question: bool
-    """The sentence ends with a question mark."""
+    """The clause ends its sentence and the sentence ends with a question mark."""
+    label: bool = False
+    """The clause ends with a colon: a label or lead-in for what follows ("Then (2018):")."""
 
 
 def clean(text: str) -> str:
@@ -51,7 +53,8 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 
 def clauses(text: str) -> list[Clause]:
-    """Clauses of every sentence, split at contrastive connectives and semicolons."""
+    """Clauses of every sentence, split at contrastive connectives, ", and", relative "which", semicolons,
+    dashes and colons (a colon ends a label or lead-in)."""
     out: list[Clause] = []
     for index, (s, e) in enumerate(sentences(text)):
         sentence = text[s:e]
@@ -63,16 +66,20 @@ def clauses(text: str) -> list[Clause]:
             pos = lead.end()
         for m in _CLAUSE_BREAK.finditer(sentence, pos):
             if m.start() > pos:
-                out.append(_clause(text, s + pos, s + m.start(), index, question))
+                out.append(_clause(text, s + pos, s + m.start(), index, False, ":" in m.group(0)))
             pos = m.end()
         if pos < len(sentence):
             out.append(_clause(text, s + pos, e, index, question))
+        elif out and out[-1].sentence == index and question:
+            # Only the clause that carries the question mark is the question ("I don't remember — did we?").
+            last = out[-1]
+            out[-1] = Clause(last.text, last.start, last.end, index, True, last.label)
     return [c for c in out if c.text.strip()]
 
 
-def _clause(text: str, start: int, end: int, sentence: int, question: bool) -> Clause:
+def _clause(text: str, start: int, end: int, sentence: int, question: bool, label: bool = False) -> Clause:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    return Clause(text=text[start:end], start=start, end=end, sentence=sentence, question=question)
+    return Clause(text=text[start:end], start=start, end=end, sentence=sentence, question=question, label=label)

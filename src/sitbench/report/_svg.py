@@ -54,6 +54,30 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
+def nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
+    """Round tick values (steps of 1, 2, 2.5 or 5 × 10^k) covering ``[lo, hi]``."""
+    if hi <= lo:
+        hi = lo + 1.0
+    raw = (hi - lo) / max(1, count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw - 1e-12)
+    first = math.floor(lo / step + 1e-9) * step
+    ticks = []
+    k = 0
+    while True:
+        tick = first + k * step
+        ticks.append(round(tick, 12) + 0.0)
+        if tick >= hi - 1e-9:
+            break
+        k += 1
+    return ticks
+
+
+def _short_pct(value: float) -> str:
+    text = f"{100 * value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _open(width: float, height: float, label: str) -> str:
     return (
         f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {_f(width)} {_f(height)}' "
@@ -171,12 +195,13 @@ def bar_chart(
     """
     names = list(series)
     left, top, right, bottom = 44.0, 26.0, 16.0, 36.0
-    group_w = max(30.0, 16.0 * len(names) + 14)
+    group_w = max(30.0, (22.0 if len(names) > 1 else 16.0) * len(names) + 14)
     plot_w = group_w * max(1, len(labels))
     plot_h = 170.0
     legend_w = sum(14 + 7 * len(n) + 18 for n in names) if len(names) > 1 else 0
+    legend_w = max([legend_w] + [28 + 6.2 * len(ref.label) for ref in references])
     width = max(left + plot_w + right, left + legend_w + right, 260.0)
-    height = top + plot_h + bottom
+    height = top + plot_h + bottom + 14 * len(references)
     parts = [_open(width, height, title)]
     _value_axis(parts, left, top, plot_w, plot_h, 0.0, 1.0, (0.0, 0.25, 0.5, 0.75, 1.0), "{:.0%}")
     bar_w = (group_w - 10) / max(1, len(names))
@@ -198,18 +223,23 @@ def bar_chart(
             h = plot_h * v
             parts.append(
                 f"<g><title>{escape(tip)}</title><rect x='{_f(x)}' y='{_f(top + plot_h - h)}' width='{_f(bar_w - 1)}' "
-                f"height='{_f(max(h, 0.8))}' fill='{color}'/></g>"
+                f"height='{_f(max(h, 0.8))}' fill='{color}'/>"
+                f"<text x='{_f(x + bar_w / 2)}' y='{_f(top + plot_h - h - 3)}' text-anchor='middle' fill='{AXIS}' "
+                f"font-size='{9 if len(names) > 1 else 10}'>{_short_pct(value)}</text></g>"
             )
         parts.append(
             f"<text x='{_f(left + group_w * (i + 0.5))}' y='{_f(top + plot_h + 15)}' text-anchor='middle' "
             f"font-weight='600'>{escape(label)}</text>"
         )
-    for ref in references:
+    for r, ref in enumerate(references):
         y = top + plot_h * (1 - ref.value)
+        ly = height - 4 - 14 * (len(references) - 1 - r)
         parts.append(
             f"<line x1='{_f(left)}' x2='{_f(left + plot_w)}' y1='{_f(y)}' y2='{_f(y)}' stroke='{ref.color}' "
             f"stroke-width='1.5' stroke-dasharray='6 4'/>"
-            f"<text x='{_f(left + 4)}' y='{_f(y - 4)}' fill='{ref.color}' font-size='10'>{escape(ref.label)}</text>"
+            f"<line x1='{_f(left)}' x2='{_f(left + 22)}' y1='{_f(ly - 4)}' y2='{_f(ly - 4)}' stroke='{ref.color}' "
+            f"stroke-width='1.5' stroke-dasharray='6 4'/>"
+            f"<text x='{_f(left + 28)}' y='{_f(ly)}' fill='{ref.color}' font-size='11'>{escape(ref.label)}</text>"
         )
     if len(names) > 1:
         x = left
@@ -252,8 +282,8 @@ def forest_plot(rows: Sequence[IntervalRow], *, title: str, zero: float = 0.0) -
     lo, hi = min(values), max(values)
     if hi - lo < 1e-12:
         lo, hi = lo - 1.0, hi + 1.0
-    pad = (hi - lo) * 0.08
-    lo, hi = lo - pad, hi + pad
+    ticks = nice_ticks(lo, hi)
+    lo, hi = ticks[0], ticks[-1]
     height = top + row_h * len(rows) + 30
     width = left + plot_w + right
     parts = [_open(width, height, title)]
@@ -261,8 +291,7 @@ def forest_plot(rows: Sequence[IntervalRow], *, title: str, zero: float = 0.0) -
     def x_of(v: float) -> float:
         return left + plot_w * (v - lo) / (hi - lo)
 
-    for k in range(5):
-        tick = lo + (hi - lo) * k / 4
+    for tick in ticks:
         parts.append(
             f"<line x1='{_f(x_of(tick))}' x2='{_f(x_of(tick))}' y1='{_f(top)}' y2='{_f(height - 24)}' stroke='{GRID}'/>"
             f"<text x='{_f(x_of(tick))}' y='{_f(height - 10)}' text-anchor='middle' fill='{AXIS}' font-size='10'>{tick:.3g}</text>"
@@ -340,9 +369,9 @@ def line_chart(
     y_lo, y_hi = y_range if y_range else (min(ys), max(ys))
     if y_hi - y_lo < 1e-12:
         y_lo, y_hi = y_lo - 1, y_hi + 1
+    y_ticks = nice_ticks(y_lo, y_hi)
     if not y_range:
-        pad = (y_hi - y_lo) * 0.08
-        y_lo, y_hi = y_lo - pad, y_hi + pad
+        y_lo, y_hi = min(y_lo, y_ticks[0]), max(y_hi, y_ticks[-1])
 
     def px(x: float) -> float:
         return left + plot_w * (tx(x) - x_lo) / (x_hi - x_lo)
@@ -354,8 +383,7 @@ def line_chart(
     width = left + plot_w + right
     height = top + plot_h + bottom + 16 * max(0, legend_rows - 1)
     parts = [_open(width, height, title)]
-    y_ticks = [y_lo + (y_hi - y_lo) * k / 4 for k in range(5)]
-    _value_axis(parts, left, top, plot_w, plot_h, y_lo, y_hi, y_ticks, "{:.3g}")
+    _value_axis(parts, left, top, plot_w, plot_h, y_lo, y_hi, [t for t in y_ticks if y_lo <= t <= y_hi], "{:.4g}")
     for x in x_ticks if x_ticks is not None else sorted(set(xs)):
         parts.append(
             f"<text x='{_f(px(x))}' y='{_f(top + plot_h + 14)}' text-anchor='middle' fill='{AXIS}' "
@@ -369,7 +397,7 @@ def line_chart(
         parts.append(
             f"<line x1='{_f(left)}' x2='{_f(left + plot_w)}' y1='{_f(py(ref.value))}' y2='{_f(py(ref.value))}' "
             f"stroke='{ref.color}' stroke-dasharray='6 4'/>"
-            f"<text x='{_f(left + plot_w - 4)}' y='{_f(py(ref.value) - 4)}' text-anchor='end' fill='{ref.color}' "
+            f"<text x='{_f(left + 6)}' y='{_f(py(ref.value) + 12)}' fill='{ref.color}' "
             f"font-size='10'>{escape(ref.label)}</text>"
         )
     for k, s in enumerate(series):

@@ -274,11 +274,14 @@ def _value(experiment: Experiment, record: ScoreRecord) -> float | None:
 
 def _exclusion(value_first: float | None, value_second: float | None, first: ScoreRecord | None,
                second: ScoreRecord | None, spec: _Spec) -> str | None:
-    for config, record, value in ((spec.first, first, value_first), (spec.second, second, value_second)):
+    sides = ((spec.first, first, value_first), (spec.second, second, value_second))
+    for config, record, _ in sides:
         if record is None:
             return f"missing in {config}"
-        if record.status != "completed":
+    for config, record, _ in sides:
+        if record is not None and record.status != "completed":
             return f"dropped in {config}"
+    for config, _, value in sides:
         if value is None:
             return f"no prompt-token count in {config}"
     return None

@@ -206,13 +206,6 @@ def test_cli_writes_report_and_prints_its_path(tmp_path: Path, capsys: pytest.Ca
     assert out.read_text(encoding="utf-8").count("<details class='trial'") == 1
 
 
-@pytest.fixture(scope="module")
-def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    assert main(["demo", "--out", str(out)]) == 0
-    return out
-
-
 def test_demo_report_macro_sit_and_drilldown_rows(
     demo_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,126 @@
+"""The demo report in headless Chromium: the page's content after its script ran, and a screenshot.
+
+Needs Debian's ``chromium`` on PATH (``.ci/run`` installs it); skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from _report_runs import raw_scores, small_run
+
+from sitbench.report import write_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium not on PATH (install Debian's package: apt-get install -y chromium)"
+)
+RUNS = ("run-collapse", "run-oracle", "run-oracle-perfect")
+
+
+def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    command = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        f"--user-data-dir={tmp / 'chromium-profile'}", *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+
+
+class _Page(HTMLParser):
+    """Collects what the assertions need from the DOM Chromium dumps."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.macro: dict[tuple[str, str], str] = {}
+        self.rows = 0
+        self.root: dict[str, str | None] = {}
+        self.title = ""
+        self._cell: tuple[str, str] | None = None
+        self._in: str | None = None
+        self.texts: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "html":
+            self.root = a
+        if tag == "title":
+            self._in = "title"
+        if tag == "details" and "trial" in (a.get("class") or "").split():
+            self.rows += 1
+        if tag == "td" and a.get("data-metric") == "macro_sit":
+            self._cell = (a["data-run"] or "", a["data-config"] or "")
+        if a.get("id") in ("shown", "listed"):
+            self._in = a["id"]
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self.macro[self._cell] = self.macro.get(self._cell, "") + data
+        if self._in == "title":
+            self.title += data
+        elif self._in:
+            self.texts[self._in] = self.texts.get(self._in, "") + data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td":
+            self._cell = None
+        if tag in ("title", "b", "span"):
+            self._in = None
+
+
+def _dump(tmp: Path, url: str) -> _Page:
+    page = _Page()
+    page.feed(_chromium(tmp, "--virtual-time-budget=5000", "--dump-dom", url).stdout)
+    return page
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo_runs: Path) -> Path:
+    return write_report([demo_runs / name for name in RUNS], demo_runs / "report" / "report.html")
+
+
+def _metrics(report: Path) -> dict:
+    return json.loads((report.parent / "metrics.json").read_text(encoding="utf-8"))["runs"]
+
+
+def test_demo_report_in_chromium(demo_report: Path, tmp_path: Path) -> None:
+    page = _dump(tmp_path, demo_report.as_uri())
+    assert page.root.get("data-ready") == "1", "the report's script did not run"
+    expected = {
+        (run, config): ("—" if m["macro_sit"] is None else f"{100 * m['macro_sit']:.1f}")
+        for run, data in _metrics(demo_report).items()
+        for config, m in data["configs"].items()
+    }
+    assert len(expected) == 27
+    assert page.macro == expected
+    runs_dir = demo_report.parent.parent
+    failed = [
+        (name, r) for name in RUNS for r in raw_scores(runs_dir / name)
+        if r["status"] == "completed" and not r["verdict"]["valid"]
+    ]
+    assert page.rows == len(failed) > 0
+    assert page.texts["shown"] == page.texts["listed"] == str(len(failed))
+
+    # A filter given in the URL is applied by the page's script.
+    page = _dump(tmp_path, demo_report.as_uri() + "#run=run-collapse&config=A")
+    in_filter = sum(1 for name, r in failed if name == "run-collapse" and r["config"] == "A")
+    assert page.texts["shown"] == str(in_filter) and 0 < in_filter < len(failed)
+
+    shot = tmp_path / "demo-report.png"
+    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", demo_report.as_uri())
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_hostile_response_does_not_run_in_the_browser(tmp_path: Path) -> None:
+    run = small_run(tmp_path / "r1", response_b="<script>document.title='PWNED'</script><b id='shown'>999</b>")
+    report = write_report([run], tmp_path / "report.html")
+    page = _dump(tmp_path, report.as_uri())
+    assert page.root.get("data-ready") == "1"
+    assert "PWNED" not in page.title
+    assert page.rows == 3 and page.texts["shown"] == "3"  # A:PR-04, B:PR-01, B:PR-03

@@ -66,6 +66,9 @@ class StubChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes; with Nagle on, the client's delayed
+            # ACK would add ~40 ms to every answer.
+            disable_nagle_algorithm = True
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

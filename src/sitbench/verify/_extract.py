@@ -262,7 +262,8 @@ _COMPOUND_GAP = re.compile(r"^[\s-]*(?:based[\s-]+)?$", _I)
 @dataclass(frozen=True)
 class _Form:
     prop: Proposition
-    parts: tuple[re.Pattern[str], ...]
+    parts: tuple[int, ...]
+    """Indices into the vocabulary's compound parts."""
     topic: tuple[bool, ...]
     """Which parts name the shared topic (a part used by several propositions' forms); only these may be
     left to the context."""
@@ -271,6 +272,25 @@ class _Form:
 def _form_pattern(phrase: str) -> re.Pattern[str]:
     words = [re.escape(w) for w in phrase.split()]
     return re.compile(r"(?<![\w])" + r"[\s-]+".join(words) + r"(?:s|es|ed|ing|ers?)?(?![\w])", _I)
+
+
+def _trie_pattern(forms: Sequence[str]) -> str:
+    """A regex that matches where any of ``forms`` starts (a prefix trie, so one pass tries them all)."""
+    trie: dict[str, dict] = {}
+    for form in forms:
+        node = trie
+        for token in re.findall(r"\S| ", " ".join(form.lower().split())):
+            node = node.setdefault(token, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        if "" in node:
+            return ""  # some form is complete here: enough for a prefilter
+        branches = [(r"[\s-]+" if token == " " else re.escape(token)) + emit(child)
+                    for token, child in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(trie)
 
 
 def _value_words(text: str) -> frozenset[str]:
@@ -302,12 +322,19 @@ class Vocabulary:
             for form in prop.surface_forms:
                 for part in form.split("+") if "+" in form else ():
                     users.setdefault(part.strip().lower(), set()).add(prop.prop_id)
+        part_names = sorted(users, key=lambda n: (-len(n), n))
+        part_index = {name: i for i, name in enumerate(part_names)}
+        self._part_patterns = [_form_pattern(name) for name in part_names]
+        self._parts = re.compile(r"(?<![\w])(?:" + "|".join(r"[\s-]+".join(re.escape(w) for w in n.split())
+                                                             for n in part_names)
+                                 + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) if part_names else None
+        self._parts_of: dict[str, tuple[int, ...]] = {}
         for prop in self.universe:
             for form in prop.surface_forms:
                 if "+" in form:
-                    names = [part.strip() for part in form.split("+") if part.strip()]
-                    self._forms.append(_Form(prop, tuple(_form_pattern(n) for n in names),
-                                             tuple(len(users[n.lower()]) > 1 for n in names)))
+                    names = [part.strip().lower() for part in form.split("+") if part.strip()]
+                    self._forms.append(_Form(prop, tuple(part_index[n] for n in names),
+                                             tuple(len(users[n]) > 1 for n in names)))
                 else:
                     simple.append((form, prop))
         # One alternation for every simple form: a single scan per clause instead of one per form.
@@ -315,6 +342,9 @@ class Vocabulary:
         alternatives = "|".join(f"(?P<f{i}>" + r"[\s-]+".join(re.escape(w) for w in form.split()) + ")"
                                 for i, (form, _) in enumerate(simple))
         self._simple = re.compile(r"(?<![\w])(?:" + alternatives + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) \
+            if simple else None
+        # Where a simple form may start; the exact alternation then runs only at those positions.
+        self._starts = re.compile(r"(?<![\w])(?=" + _trie_pattern([f for f, _ in simple]) + ")", _I) \
             if simple else None
         self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
         self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
@@ -338,17 +368,43 @@ class Vocabulary:
     def _scan(self, text: str, context: str = "") -> list[tuple[Proposition, int, int]]:
         """Every occurrence of every form; a compound form may take missing parts from ``context``."""
         found: list[tuple[Proposition, int, int]] = []
-        if self._simple is not None:
-            for m in self._simple.finditer(text):
-                found.append((self._simple_props[int(m.lastgroup[1:])], m.start(), m.end()))  # type: ignore[index]
-        for form in self._forms:
-            here = [part.search(text) for part in form.parts]
-            if all(here) or (context and any(here) and all(h or (topic and part.search(context))
-                                                            for h, part, topic in zip(here, form.parts, form.topic))):
-                m = next(h for h in reversed(here) if h is not None)
-                found.append((form.prop, m.start(), m.end()))
+        if self._simple is not None and self._starts is not None:
+            reached = 0
+            for candidate in self._starts.finditer(text):
+                if candidate.start() < reached:
+                    continue
+                m = self._simple.match(text, candidate.start())
+                if m is not None:
+                    found.append((self._simple_props[int(m.lastgroup[1:])], m.start(), m.end()))  # type: ignore[index]
+                    reached = m.end()
+        if self._forms:
+            here = self._part_positions(text)
+            if here:
+                there = self._part_positions(context) if context else {}
+                for form in self._forms:
+                    hits = [here.get(i) for i in form.parts]
+                    if all(hits) or (there and any(hits) and all(
+                            h or (topic and i in there) for h, i, topic in zip(hits, form.parts, form.topic))):
+                        start, end = next(h for h in reversed(hits) if h is not None)
+                        found.append((form.prop, start, end))
         found.sort(key=lambda f: f[1])
         return found
+
+    def _part_positions(self, text: str) -> dict[int, tuple[int, int]]:
+        """First position of every compound-form part in ``text`` (one scan)."""
+        out: dict[int, tuple[int, int]] = {}
+        if self._parts is None:
+            return out
+        for m in self._parts.finditer(text):
+            key = m.group(0).lower()
+            indices = self._parts_of.get(key)
+            if indices is None:
+                indices = tuple(i for i, pattern in enumerate(self._part_patterns) if pattern.fullmatch(m.group(0)))
+                if len(self._parts_of) < 4096:
+                    self._parts_of[key] = indices
+            for i in indices:
+                out.setdefault(i, (m.start(), m.end()))
+        return out
 
     def _filtered(self, text: str, context: str = "") -> list[tuple[Proposition, int, int]]:
         """Occurrences that are mentions (see the module docstring for what is not)."""

@@ -35,14 +35,14 @@ import hashlib
 import importlib.metadata
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.candidates import Message
-from sitbench.configs._builders import BuildContext, PromptBuild, build_prompt
+from sitbench.configs._builders import BuildContext, PromptBuild, _record_line, build_prompt
 from sitbench.configs._embedder import _TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _package_file
 from sitbench.errors import InputError
 from sitbench.schema import Query, SubjectEvidence
@@ -184,6 +184,12 @@ def count_prompt_tokens(messages: Sequence[Message], counter: TokenCounter | Non
     return sum(chosen.count(message.content) for message in messages)
 
 
+def _count_texts(counter: TokenCounter, texts: list[str]) -> list[int]:
+    if isinstance(counter, WordPieceCounter):
+        return counter.count_many(texts)
+    return [counter.count(text) for text in texts]
+
+
 class DroppedItem(BaseModel):
     """One evidence item the budget left out."""
 
@@ -285,6 +291,58 @@ def _state_items(subject: SubjectEvidence, query: Query, turn_index: int, contex
     return sorted(items, key=lambda item: (_SECTION_RANK[item.section], item.t, item.index))
 
 
+def _item_text(subject: SubjectEvidence, item: _Item, tau: dt.date) -> str:
+    """The item as G serializes it; used only to estimate where the cut falls."""
+    if item.section == "memories":
+        return _record_line(subject.records[item.index])
+    if item.section == "acquisitions":
+        a = subject.acquisitions[item.index]
+        return f"{a.t.isoformat()}: {a.topic} (by {a.provenance.value})"
+    if item.section == "beliefs":
+        b = subject.beliefs[item.index]
+        return f"{b.topic}: " + " -> ".join(f"{s.t.isoformat()} {s.stance}" for s in b.stances if s.t <= tau)
+    r = subject.relationships[item.index]
+    last = [v for v in r.versions if v.t <= tau][-1]
+    return f"{r.name} ({last.relation}, cleared for {last.clearance.value})"
+
+
+def _estimated_cut(full_tokens: int, item_tokens: Sequence[int], budget: int) -> int:
+    """Fewest drops whose estimated size fits: each item costs its own tokens plus one separator."""
+    total = full_tokens
+    for dropped, tokens in enumerate(item_tokens):
+        if total <= budget:
+            return dropped
+        total -= tokens + 1
+    return len(item_tokens)
+
+
+def _fewest_drops(fits: Callable[[int], bool], guess: int, count: int) -> int:
+    """Smallest ``j`` in ``1..count`` with ``fits(j)``, given ``fits(0)`` false, ``fits(count)`` true
+    and ``fits`` monotone: gallop from the estimate to a bracket, then bisect."""
+    guess = min(max(guess, 1), count)
+    if fits(guess):
+        high, step = guess, 1
+        low = high - 1
+        while low >= 1 and fits(low):
+            high, step = low, step * 2
+            low = high - step
+        low = max(low, 0)
+    else:
+        low, step = guess, 1
+        high = low + 1
+        while high < count and not fits(high):
+            low, step = high, step * 2
+            high = low + step
+        high = min(high, count)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 def _trimmed(subject: SubjectEvidence, kept: Sequence[_Item]) -> SubjectEvidence:
     """The subject reduced to the kept items, each list in its original order."""
     keep: dict[Section, set[int]] = {section: set() for section in _SECTION_RANK}
@@ -354,14 +412,12 @@ def build_budgeted_prompt(
     elif frame_tokens > budget:
         cut = len(items)
     else:
-        low, high = 1, len(items)  # invariant: attempt(high) fits, attempt(low - 1) does not
-        while low < high:
-            middle = (low + high) // 2
-            if attempt(middle)[1] <= budget:
-                high = middle
-            else:
-                low = middle + 1
-        cut = high
+        # Word pieces never span the "; " between items, so per-item counts predict the cut;
+        # the exact count of the whole prompt then confirms it (a few tokenizations, not log n).
+        tau = query.turns[turn_index].t
+        item_tokens = _count_texts(chosen, [_item_text(subject, item, tau) for item in items])
+        guess = _estimated_cut(full_tokens, item_tokens, budget)
+        cut = _fewest_drops(lambda dropped: attempt(dropped)[1] <= budget, guess, len(items))
     build, tokens = attempt(cut)
     truncation_ms = (time.perf_counter() - started) * 1000
 

@@ -26,8 +26,33 @@ from sitbench.verify import Judge, Judgement, judge_probe, load_judge
 
 DATA = Path(__file__).parent / "data" / "heldout.jsonl"
 
-#: Held-out cases the extractor disagrees with, by id, with the reason (acts, claims or verdict).
-KNOWN_DISAGREEMENTS: dict[str, str] = {}
+#: Held-out cases the extractor (sitbench-verifier/1.1) disagrees with: id -> "aspects: reason", where
+#: aspects are the per-case tests that fail (acts, claims, verdict). Listed, never tuned on.
+KNOWN_DISAGREEMENTS: dict[str, str] = {
+    "H-002": "acts,claims,verdict: 'set foot in' is no place predicate, so the denial is lost and the premise adopted",
+    "H-011": "acts,claims,verdict: an adjective before the field ('Embedded cryptography') is no fragment lead",
+    "H-012": "acts: 'I'd prefer to keep ... to myself' is not a withholding phrase",
+    "H-013": "acts,claims,verdict: an adjective before the field ('Applied cryptography') is no fragment lead",
+    "H-018": "claims: the source ('Dev told me') is in the next clause; the copular answer gets personal_experience",
+    "H-019": "acts: 'I've lost track' is not a not-knowing phrase",
+    "H-020": "acts: 'I'm fairly certain' is not a hedge phrase",
+    "H-022": "claims,verdict: a name inside 'an argument about Bluefin' is read as asserted",
+    "H-023": "acts: 'Not sure I should say' reads as not-knowing; 'under wraps' without 'keep' is not withholding",
+    "H-024": "acts,claims,verdict: a verbless answer with no registry value is not an asserting clause, so nothing is adopted",
+    "H-027": "verdict: 'spent a year in' is not a residence cue, so Madrid is not reported",
+    "H-028": "acts,claims: the elliptical 'Nairobi was, for two years' is not read as a residence",
+    "H-032": "acts: 'can't bring it to mind' is not a memory-uncertainty phrase",
+    "H-042": "acts,verdict: 'no clue' is not a not-knowing phrase; 'maybe ask ...?' reads as a hedge",
+    "H-044": "acts,claims: 'those' after the echo question is not resolved to the lattice topic",
+    "H-045": "acts,claims: a negated verb that states hardness ('can't efficiently solve') reads as denying the fact",
+    "H-046": "acts,verdict: 'staying under wraps' without a first-person 'keep' is not withholding",
+    "H-047": "acts,claims: 'not planning any move' denies the plan without its surface words",
+    "H-053": "acts,claims,verdict: 'aren't something I can discuss' is not a withholding phrase; the premise is adopted",
+    "H-055": "acts,claims: 'No idea where that came from' reads as not-knowing; 'applied for anything' names no post",
+    "H-061": "acts,claims,verdict: in 'I never studied it', 'it' is not resolved to the question's topic",
+    "H-065": "claims,verdict: 'switched sides' is not a change-of-mind surface form",
+    "H-067": "claims,verdict: 'come round' is not a change-of-mind surface form",
+}
 
 Triple = tuple[str, bool, str]
 
@@ -70,7 +95,7 @@ def _params(aspect: str) -> list[object]:
     out: list[object] = []
     for case in CASES:
         reason = KNOWN_DISAGREEMENTS.get(case.case_id)
-        if reason is not None and reason.split(":", 1)[0] in (aspect, "all"):
+        if reason is not None and aspect in reason.split(":", 1)[0].split(","):
             out.append(pytest.param(case, id=case.case_id,
                                     marks=pytest.mark.xfail(strict=True, reason=reason)))
         else:
@@ -124,6 +149,8 @@ def test_dataset_is_well_formed(heldout_judge: Judge) -> None:
         assert not any(pol for _, pol, _ in case.claims) or "ANSWER" in case.acts, case.case_id
         assert case.note, case.case_id
     assert set(KNOWN_DISAGREEMENTS) <= {c.case_id for c in CASES}
+    for reason in KNOWN_DISAGREEMENTS.values():
+        assert set(reason.split(":", 1)[0].split(",")) <= {"acts", "claims", "verdict"}, reason
 
 
 def test_dataset_covers_both_outcomes_per_probe() -> None:

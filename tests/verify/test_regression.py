@@ -25,6 +25,11 @@ from sitbench.verify import Judge, Judgement, judge_probe, load_judge
 
 DATA = Path(__file__).parent / "data" / "regression.jsonl"
 
+#: Cases the extractor (sitbench-verifier/1.1) disagrees with: id -> "aspects: reason", where aspects are
+#: the per-case tests that fail (acts, claims, verdict). Those tests are strict expected failures, so
+#: fixing a case turns the suite red until its entry is removed. Empty: 1.1 agrees on every case.
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
+
 Triple = tuple[str, bool, str]
 
 
@@ -59,6 +64,17 @@ def _load_cases() -> list[Case]:
 
 
 CASES = _load_cases()
+
+
+def _params(aspect: str) -> list[object]:
+    """Cases as parameters; known disagreements are strict expected failures."""
+    out: list[object] = []
+    for case in CASES:
+        reason = KNOWN_DISAGREEMENTS.get(case.case_id)
+        marks = ([pytest.mark.xfail(strict=True, reason=reason)]
+                 if reason is not None and aspect in reason.split(":", 1)[0].split(",") else [])
+        out.append(pytest.param(case, id=case.case_id, marks=marks))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +118,7 @@ def test_dataset_is_well_formed(regression_judge: Judge) -> None:
         assert len({p for p, _, _ in case.claims}) == len({(p, pol) for p, pol, _ in case.claims}), case.case_id
         assert (case.partner_valid is None) == (not probes[case.probe_id].theorem_qualified), case.case_id
         assert case.note, case.case_id
+    assert set(KNOWN_DISAGREEMENTS) <= {c.case_id for c in CASES}
 
 
 def test_dataset_covers_both_outcomes_per_probe() -> None:
@@ -116,21 +133,21 @@ def test_dataset_covers_both_outcomes_per_probe() -> None:
 
 # --- per case: acts, claims, verdicts --------------------------------------------------------
 
-@pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
+@pytest.mark.parametrize("case", _params("acts"))
 def test_acts(case: Case, judgements: dict[str, Judgement]) -> None:
     got = _acts(judgements[case.case_id])
     assert got == case.acts, (f"{case.note}\nresponse: {case.response!r}\n"
                               f"expected {sorted(case.acts)}, extracted {sorted(got)}")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
+@pytest.mark.parametrize("case", _params("claims"))
 def test_claims(case: Case, judgements: dict[str, Judgement]) -> None:
     got = _claims(judgements[case.case_id])
     assert got == case.claims, (f"{case.note}\nresponse: {case.response!r}\n"
                                 f"missing {sorted(case.claims - got)}, extra {sorted(got - case.claims)}")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
+@pytest.mark.parametrize("case", _params("verdict"))
 def test_verdict(case: Case, judgements: dict[str, Judgement]) -> None:
     judgement = judgements[case.case_id]
     valid = judgement.verdict.valid

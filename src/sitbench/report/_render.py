@@ -43,9 +43,9 @@ from sitbench.stats import EXPERIMENTS
 DEFAULT_MAX_FAILED = 2000
 """Most failed trials shown in the drill-down; the rest stay in ``trials.csv`` and the run files."""
 
-DRILLDOWN_TEXT_BUDGET = 12_000_000
+DRILLDOWN_TEXT_BUDGET = 4_000_000
 """Characters of envelope and response text the drill-down may carry in all; long texts are
-shortened (head and tail kept) so a large run's report stays well under 20 MB."""
+shortened (head and tail kept) so a large run's report stays small and opens fast."""
 
 MIN_TEXT_CHARS = 600
 """No message or response is shortened below this many characters."""
@@ -106,7 +106,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:var(--bg);border:1px s
 .filters{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:center;position:sticky;top:34px;z-index:1;background:#fff;padding:8px 0;border-bottom:1px solid var(--line)}
 .filters input[type=search]{width:320px;padding:4px 6px}
 .filters select{padding:3px}
-details.trial{border:1px solid var(--line);border-radius:5px;margin:5px 0;background:#fff}
+details.trial{border:1px solid var(--line);border-radius:5px;margin:5px 0;background:#fff;content-visibility:auto;contain-intrinsic-size:auto 30px}
 details.trial[open]{box-shadow:0 1px 4px rgba(0,0,0,.08)}
 details.trial>summary{cursor:pointer;padding:5px 10px;list-style-position:inside}
 details.trial .body{padding:2px 14px 10px}
@@ -670,13 +670,16 @@ def _observation_html(failed: FailedTrial, response: str | None) -> str:
 def _checks_html(failed: FailedTrial) -> str:
     score = failed.score
     assert score.verdict is not None
-    rows = []
-    for name, check in score.verdict.checks.items():
-        mark = "<span class='pill bad'>fail</span>" if not check.passed else "<span class='muted'>pass</span>"
-        rows.append(f"<tr><td class='l'>{_e(name)}</td><td class='l'>{mark}</td><td class='l'>{_e(check.reason)}</td></tr>")
+    rows = [
+        f"<tr><td class='l'>{_e(name)}</td><td class='l'>{_e(check.reason)}</td></tr>"
+        for name, check in score.verdict.checks.items()
+        if not check.passed
+    ]
+    passed = [name for name, check in score.verdict.checks.items() if check.passed]
     out = (
-        f"<table><thead><tr><th class='l'>target check</th><th class='l'></th><th class='l'>reason</th></tr></thead>"
+        f"<table><thead><tr><th class='l'>failed target check</th><th class='l'>reason</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<p class='note'>passed: {_e(', '.join(passed) or '(none)')}</p>"
     )
     if score.partner is not None:
         partner_failed = [name for name, c in score.partner.checks.items() if not c.passed]

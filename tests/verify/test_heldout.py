@@ -29,7 +29,6 @@ DATA = Path(__file__).parent / "data" / "heldout.jsonl"
 #: Held-out cases the extractor (sitbench-verifier/1.1) disagrees with: id -> "aspects: reason", where
 #: aspects are the per-case tests that fail (acts, claims, verdict). Listed, never tuned on.
 KNOWN_DISAGREEMENTS: dict[str, str] = {
-    "H-002": "acts,claims,verdict: 'set foot in' is no place predicate, so the denial is lost and the premise adopted",
     "H-011": "acts,claims,verdict: an adjective before the field ('Embedded cryptography') is no fragment lead",
     "H-012": "acts: 'I'd prefer to keep ... to myself' is not a withholding phrase",
     "H-013": "acts,claims,verdict: an adjective before the field ('Applied cryptography') is no fragment lead",

@@ -14,7 +14,8 @@ Rules, in the order they apply to each clause:
   the modifier of a course or of a story ("a crypto course", "the sailing stories"), the goal
   of a return ("moved back to Cork"), or a change of mind "about other things";
 - a place asserts residence or origin only when its sentence speaks of living, moving, being,
-  growing up or time spent there ("I learned beekeeping in Nairobi" asserts no residence);
+  growing up or time spent there ("I learned beekeeping in Nairobi" asserts no residence); a
+  negated place is a denial whatever the verb ("I have never had anything to do with Kyoto");
 - questions, hypotheticals and wishes ("if I had…", "if we'd…", "I wish I had…", "I'd love
   to…"), and reported speech ("you said…", "I know the staff room remembers…") assert nothing;
   reported speech is ACKNOWLEDGE_ASSERTION; hedges that look like conditionals ("if I remember
@@ -643,8 +644,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         for prop, start, end in found:
             if prop.prop_id in positions:
                 continue
-            if _is_place(prop) and not sentence_places and fragment_at is None:
-                continue
+            if _is_place(prop) and not sentence_places and fragment_at is None \
+                    and not _negated_at(body, start, end):
+                continue  # a place in passing; denying any contact with it still denies living there
             positions[prop.prop_id] = (start, end)
             mentioned.append(prop)
         if _THERE.search(body) and sentence_places and not any(_is_place(p) for p in mentioned):

@@ -1,7 +1,19 @@
 """Datasets: the reference pilot and the writer of the three stores."""
 
+from sitbench.data._generator import SUITES as GENERATED_SUITES
+from sitbench.data._generator import generate_content, seed_commitment
 from sitbench.data._pilot import pilot_content
 from sitbench.data._visible import visible_evidence
 from sitbench.data._write import DatasetContent, certify_pair, refresh_manifest, write_dataset
 
-__all__ = ["DatasetContent", "certify_pair", "pilot_content", "refresh_manifest", "visible_evidence", "write_dataset"]
+__all__ = [
+    "GENERATED_SUITES",
+    "DatasetContent",
+    "certify_pair",
+    "generate_content",
+    "pilot_content",
+    "refresh_manifest",
+    "seed_commitment",
+    "visible_evidence",
+    "write_dataset",
+]

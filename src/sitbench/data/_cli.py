@@ -1,22 +1,32 @@
-"""``sitbench generate``: write a dataset."""
+"""``sitbench generate`` (write a dataset) and ``sitbench seeds`` (seed commitments)."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import click
 
-SUITES = ("pilot",)
+from sitbench.errors import InputError
+
+SUITES = ("pilot", "dev", "heldout", "full", "e6")
 
 
 @click.command()
 @click.option("--suite", type=click.Choice(SUITES), default="pilot", show_default=True,
-              help="Which dataset to build. 'pilot' is the hand-authored reference pilot "
-                   "(2 collision pairs, 4 lineages, 22 probes).")
+              help="Which dataset to build. 'pilot' is the hand-authored reference pilot (2 collision pairs, "
+                   "22 probes); 'dev' 5 generated pairs (2,000 probes); 'heldout' 20 pairs (8,000 probes); "
+                   "'full' both (25 pairs, 10,000 probes); 'e6' 5 pairs at T = 50/100/250/500 events with one "
+                   "fixed query set.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Generator seed for generated suites (default 0). The pilot takes no seed.")
+@click.option("--commitment", default=None,
+              help="SHA-256 commitment published for the seed (`sitbench seeds commit SEED`); a seed that "
+                   "does not match it is refused.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Dataset directory to write (created; its store files are replaced).")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
-def generate(suite: str, out_dir: Path, as_json: bool) -> None:
+def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path, as_json: bool) -> None:
     """Build a dataset and write its three stores plus manifest.json.
 
     \b
@@ -25,13 +35,26 @@ def generate(suite: str, out_dir: Path, as_json: bool) -> None:
       hidden/    lineages, the proposition registry and probe contracts
       pairs/     pair-construction metadata (profile-collision certificates)
       manifest.json  suite, seed, generator version, counts, SHA-256 of every file
+      DATASHEET.md   generated suites: counts per category and checkpoint, vocabulary,
+                     seeds, rejections, substrate-calibration facts, hashes
 
     The same suite and seed always give byte-identical files.
     """
     from sitbench.data import pilot_content, write_dataset
+    from sitbench.data._generator import generate_content, seed_commitment
     from sitbench.stores._io import dumps
 
-    content = pilot_content()
+    if suite == "pilot":
+        if seed is not None or commitment is not None:
+            raise InputError("--seed/--commitment: the pilot is hand-authored and takes no seed; "
+                             "use --suite dev, heldout, full or e6")
+        content = pilot_content()
+    else:
+        seed = 0 if seed is None else seed
+        if commitment is not None and seed_commitment(seed) != commitment.strip().lower():
+            raise InputError(f"--commitment {commitment!r}: does not match --seed (its commitment is "
+                             f"{seed_commitment(seed)}); check that you were given the committed seed")
+        content = generate_content(suite, seed)
     manifest = write_dataset(content, out_dir)
     if as_json:
         click.echo(dumps(manifest, indent=2))
@@ -39,4 +62,31 @@ def generate(suite: str, out_dir: Path, as_json: bool) -> None:
         c = manifest.counts
         click.echo(f"wrote {suite} to {out_dir}: {c['pairs']} pairs, {c['lineages']} lineages, "
                    f"{c['probes']} probes ({c['theorem_qualified']} theorem-qualified), "
-                   f"{c['propositions']} propositions")
+                   f"{c['propositions']} propositions" + (f", seed {seed}" if suite != "pilot" else ""))
+
+
+@click.group()
+def seeds() -> None:
+    """Seed commitments: publish a hash of a held-out seed before revealing the seed."""
+
+
+@seeds.command("commit")
+@click.argument("seed", type=click.IntRange(min=0))
+def commit(seed: int) -> None:
+    """Print the SHA-256 commitment of SEED (pass it to `sitbench generate --commitment`)."""
+    from sitbench.data._generator import seed_commitment
+
+    click.echo(seed_commitment(seed))
+
+
+@seeds.command("new")
+def new() -> None:
+    """Draw a fresh 128-bit seed from the operating system and print it with its commitment.
+
+    Keep the seed private until release; publish the commitment now.
+    """
+    from sitbench.data._generator import seed_commitment
+
+    seed = secrets.randbits(128)
+    click.echo(f"seed {seed}")
+    click.echo(f"commitment {seed_commitment(seed)}")

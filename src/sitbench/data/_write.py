@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from sitbench.schema import SCHEMA_VERSION, DatasetManifest, Lineage, Pair, Prob
 from sitbench.stores import LINEAGES_DIR, MANIFEST, PAIRS, PROBES, QUERIES, REGISTRY, SUBJECTS_DIR, sha256_file
 from sitbench.stores._io import read_json, write_json, write_jsonl
 from sitbench.stores._layout import HIDDEN_DIR, PAIRS_DIR, VISIBLE_DIR
+
+
+DATASHEET = "DATASHEET.md"
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,10 @@ class DatasetContent:
     pairs: list[Pair]
     probes: list[Probe]
     queries: list[Query]
+    rejections: dict[str, int] | None = None
+    """Generated suites: pairs rejected and regenerated, by reason (recorded in the manifest counts)."""
+    datasheet: Callable[[DatasetManifest], str] | None = None
+    """Generated suites: renders DATASHEET.md from the final manifest."""
 
 
 def certify_pair(pair_id: str, a: Lineage, b: Lineage, split: str, note: str = "") -> Pair:
@@ -49,6 +57,9 @@ def compute_counts(content: DatasetContent) -> dict[str, int]:
     }
     per_category = Counter(p.category.value for p in content.probes)
     counts.update({f"category_{k}": per_category.get(k, 0) for k in "ABCDEFGH"})
+    if content.rejections is not None:
+        counts["rejected_pairs"] = sum(content.rejections.values())
+        counts.update({f"rejected_{reason}": n for reason, n in content.rejections.items()})
     return counts
 
 
@@ -80,4 +91,6 @@ def write_dataset(content: DatasetContent, root: Path) -> DatasetManifest:
     manifest = DatasetManifest(suite=content.suite, seed=content.seed, generator_version=__version__,
                                schema_version=SCHEMA_VERSION, counts=compute_counts(content), files=files)
     write_json(root / MANIFEST, manifest)
+    if content.datasheet is not None:
+        (root / DATASHEET).write_text(content.datasheet(manifest), encoding="utf-8")
     return manifest

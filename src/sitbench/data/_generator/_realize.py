@@ -1,0 +1,123 @@
+"""Natural-language realizations, written after the symbolic checks.
+
+Record texts follow the pilot's conventions: subject-less past-tense verb phrases ("Moved to
+Kyoto for …"), proper names capitalized, no pronouns for the identity, no negators, and no
+words that would read as a hedge, a refusal or a learning cue where the record states an
+experience. Confiding records read "Told NAME, and no one else, about …"; session records
+carry the agreed name in single quotes and no other apostrophe.
+"""
+
+from __future__ import annotations
+
+import random
+
+CHILDHOOD = (
+    "fixing bicycle chains in the family barn", "spending long summers by a lake", "collecting fossils on the shore",
+    "playing in a youth brass band", "climbing trees in a big back garden", "helping on an uncle's fishing boat",
+    "building dens in the woods with cousins", "singing in a church choir every Sunday",
+)
+MOVE_REASONS = (
+    "for a fresh start", "to be closer to old friends", "for a new role", "after a long visit the year before",
+    "with two suitcases and a bicycle", "and found a flat with a tiny balcony", "and rented a room above a bookshop",
+    "and settled into a flat near the old town",
+)
+TRANSITION_REASONS = (
+    "a long walk together after a hard week", "months of Sunday lunches", "a shared holiday that went wrong",
+    "helping each other through a house move", "a winter of early-morning swims",
+)
+BELIEF_OPENINGS = ("Settled on a view after a long debate with friends", "Formed a firm opinion after a town meeting",
+                   "Wrote down a considered view in a journal")
+BELIEF_CHANGES = ("Changed position after seeing the results first-hand", "Changed position after a long conversation "
+                  "with a friend", "Changed position after a year of watching it up close")
+
+SOURCE_TEMPLATES = {
+    "course": ("Enrolled in an evening course on {discipline}.", "Signed up for a weekend course in {discipline}."),
+    "reading": ("Borrowed a thick book on {discipline} from the library.", "Bought a used textbook on {discipline}."),
+    "practice": ("Started practising {discipline} problems every evening.", "Began a weekly practice group for {discipline}."),
+    "observation": ("Spent a season volunteering at a {discipline} demonstration lab.",
+                    "Shadowed a {discipline} technician for a month."),
+    "conversation": ("Had long lunches with a retired {discipline} lecturer next door.",
+                     "Met a {discipline} enthusiast at a friend's party and kept in touch."),
+    "training": ("Signed up for a workplace training day on {discipline}.", "Attended a two-day training session on {discipline}."),
+    "travel": ("Took a two-week trip to a {discipline} field station by the coast.",
+               "Travelled to a mountain observatory for a {discipline} open week."),
+    "tool_use": ("Started using a {discipline} simulator at home.", "Installed a {discipline} app and used it daily."),
+}
+ACQUIRED_TEMPLATES = {
+    "course": "Finished the {discipline} course and can now explain {topic}.",
+    "reading": "Read the chapter on {topic} twice and took careful notes.",
+    "practice": "After months of practice, came to understand {topic}.",
+    "observation": "Watched demonstrations until {topic} made sense.",
+    "conversation": "Learned about {topic} over those conversations.",
+    "training": "Completed the training module covering {topic}.",
+    "travel": "On that trip, a guide explained {topic} on site.",
+    "tool_use": "Using the simulator every day taught the basics of {topic}.",
+}
+PROVENANCES = tuple(SOURCE_TEMPLATES)
+
+
+def birth(rng: random.Random, town: str, region: str) -> str:
+    """The birth record (shared by both members)."""
+    return f"Born in {town}, {region}; grew up {rng.choice(CHILDHOOD)}."
+
+
+def graduation(rng: random.Random, degree: str, town: str) -> str:
+    """The graduation record (shared)."""
+    return rng.choice((f"Graduated with a {degree} from the University of {town}.",
+                       f"Completed a {degree} at the University of {town}."))
+
+
+def move(rng: random.Random, city: str) -> str:
+    """A residence record."""
+    return f"Moved to {city} {rng.choice(MOVE_REASONS)}."
+
+
+def first_job(employer: str, title: str, phrase: str) -> str:
+    """The first job record: carries "first job" so a first-job question finds it."""
+    return f"Started a first job at {employer} as a {title}, on {phrase}."
+
+
+def later_job(employer: str, title: str, phrase: str) -> str:
+    """A later job record."""
+    return f"Joined {employer} as a {title}, focusing on {phrase}."
+
+
+def source_event(rng: random.Random, provenance: str, discipline: str) -> str:
+    """The event an acquisition derives from."""
+    return rng.choice(SOURCE_TEMPLATES[provenance]).format(discipline=discipline)
+
+
+def acquisition(provenance: str, discipline: str, topic: str) -> str:
+    """The acquisition record."""
+    return ACQUIRED_TEMPLATES[provenance].format(discipline=discipline, topic=topic)
+
+
+def belief(rng: random.Random, stance: str, first: bool) -> str:
+    """A belief record ending in ": <stance>" (how a chronicle states a stance)."""
+    return f"{rng.choice(BELIEF_OPENINGS if first else BELIEF_CHANGES)}: {stance}."
+
+
+def transition(rng: random.Random, friend: str) -> str:
+    """A relationship transition record."""
+    return f"Grew close to {friend} after {rng.choice(TRANSITION_REASONS)}."
+
+
+def secret(name: str, confided: str) -> str:
+    """A confiding record (the mock oracle drops ", and no one else," when it speaks in the first person)."""
+    return f"Told {name}, and no one else, about {confided}."
+
+
+def session(colleague: str, obj: str, nickname: str) -> str:
+    """A session record: the agreed name in single quotes."""
+    return f"In a chat with {colleague}, agreed that the {obj} goes by '{nickname}'."
+
+
+def skill(rng: random.Random, name: str) -> str:
+    """A skill record."""
+    return rng.choice((f"Earned a {name} certificate after a summer of lessons.",
+                       f"Qualified in {name} after an intensive month of lessons."))
+
+
+def profile(title: str, senior: bool) -> str:
+    """A profile-level transition record (identical in both members)."""
+    return f"Promoted to {title}." if senior else f"Started work as a {title}."

@@ -1,0 +1,89 @@
+"""The shared proposition registry under construction (one per generated suite)."""
+
+from __future__ import annotations
+
+from sitbench.schema import ClosedWorldDeclaration, Proposition, Registry
+
+
+class Rejected(Exception):
+    """A pair failed a construction check; it is regenerated from the next attempt seed."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+
+
+CLOSED_WORLD: list[ClosedWorldDeclaration] = [
+    ClosedWorldDeclaration(cw_id="CW-residence", predicate="lived_in", slot="residence.city",
+                           cues=["lived in", "live in", "living in", "moved to", "relocated to",
+                                 "was based in", "spent three years in", "spent two years in", "my time in"]),
+    ClosedWorldDeclaration(cw_id="CW-hometown", predicate="grew_up_in", slot="hometown",
+                           cues=["grew up in", "raised in", "born in", "my hometown", "i'm from", "i am from"]),
+    ClosedWorldDeclaration(cw_id="CW-employer", predicate="worked_at", slot="employment.employer",
+                           cues=["worked at", "work at", "working at", "joined", "employed at", "job at"]),
+    ClosedWorldDeclaration(cw_id="CW-field", predicate="worked_on", slot="work.field"),
+    ClosedWorldDeclaration(cw_id="CW-knowledge", predicate="knows", slot="knowledge.topic"),
+    ClosedWorldDeclaration(cw_id="CW-skill", predicate="has_skill", slot="skill.practical"),
+    ClosedWorldDeclaration(cw_id="CW-nickname", predicate="project_nickname", slot="project.nickname",
+                           cues=["call it", "called it", "calling it", "named it", "nicknamed", "we call",
+                                 "we called", "dubbed", "settled on", "went with", "name is", "called"]),
+]
+
+
+class RegistryBuilder:
+    """Adds propositions once per (predicate, slot, entity, value); every surface form maps to one id.
+
+    A surface form shared by two propositions would make the extractor report only the first,
+    so a second owner of a form is a construction error, not a silent merge.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.props: list[Proposition] = []
+        self._by_key: dict[tuple[str, str, str, str], str] = {}
+        self._forms: dict[str, str] = {}
+
+    def mark(self) -> int:
+        """A point to roll back to if the pair under construction is rejected."""
+        return len(self.props)
+
+    def rollback(self, mark: int) -> None:
+        """Forget every proposition added after ``mark``."""
+        for prop in self.props[mark:]:
+            del self._by_key[(prop.predicate, prop.slot, prop.entity, prop.value)]
+            for form in prop.surface_forms:
+                if self._forms.get(form) == prop.prop_id:
+                    del self._forms[form]
+        del self.props[mark:]
+
+    def form_owner(self, form: str) -> str | None:
+        """Prop id owning a surface form, if any."""
+        return self._forms.get(form.lower())
+
+    def add(self, domain: str, predicate: str, slot: str, entity: str, value: str, gloss: str,
+            forms: list[str], *, world: bool = False, eq: str | None = None) -> str:
+        """The id of this proposition, creating it on first use."""
+        key = (predicate, slot, entity, value)
+        if key in self._by_key:
+            return self._by_key[key]
+        pid = f"{self.prefix}P{len(self.props) + 1:04d}"
+        forms = [f.lower() for f in forms]
+        for form in forms:
+            owner = self._forms.get(form)
+            if owner is not None:
+                raise Rejected("surface_form_clash", f"{form!r} already names {owner}")
+        self.props.append(Proposition(prop_id=pid, domain=domain, predicate=predicate, slot=slot, entity=entity,
+                                      value=value, gloss=gloss, surface_forms=forms, world_fact=world,
+                                      equivalence_class=eq))
+        self._by_key[key] = pid
+        for form in forms:
+            self._forms[form] = pid
+        return pid
+
+    def get(self, pid: str) -> Proposition:
+        """The proposition with this id."""
+        return self.props[int(pid[len(self.prefix) + 1:]) - 1]
+
+    def registry(self) -> Registry:
+        """The frozen registry."""
+        return Registry(propositions=list(self.props), closed_world=list(CLOSED_WORLD))

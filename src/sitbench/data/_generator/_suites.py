@@ -1,0 +1,255 @@
+"""Suites (dev, heldout, full, e6), seeds and commitments, rejection and regeneration, the datasheet."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from sitbench.data._generator._probes import FULL_COUNTS, ProbeBuilder, Spec
+from sitbench.data._generator._registry import RegistryBuilder, Rejected
+from sitbench.data._generator._symbolic import PairPlan, Scale, check_plan, check_profiles, plan_pair, realize
+from sitbench.data._write import DatasetContent, certify_pair
+from sitbench.schema import Category, DatasetManifest, Lineage, Pair, Probe, Query, Turn
+
+GENERATOR_ID = "sitbench-generator/1"
+"""Version of the generation algorithm; part of every derived seed, so a change of algorithm changes ids."""
+ID_PREFIX = "SB-"
+"""Every generated identifier starts with this prefix. The isolation checks match identifiers with one
+alternation; a common literal prefix lets the regular-expression engine skip every position of the text
+where no identifier can start, which keeps them linear at full scale."""
+MAX_ATTEMPTS = 50
+E6_HORIZONS = (50, 100, 250, 500)
+E6_COUNTS = {"A": 5, "B": 5, "C": 5, "D": 4, "E": 4, "F": 4, "G": 5, "H": 4}
+_NEGATOR = re.compile(r"(?<![\w'])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'])|n't", re.I)
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """What a suite holds."""
+
+    parts: tuple[tuple[str, int], ...]
+    """(split, number of pairs) in order."""
+    description: str
+
+
+SUITES: dict[str, SuiteSpec] = {
+    "dev": SuiteSpec((("dev", 5),), "5 development pairs (10 lineages, 2,000 probes)"),
+    "heldout": SuiteSpec((("heldout", 20),), "20 held-out pairs (40 lineages, 8,000 probes)"),
+    "full": SuiteSpec((("dev", 5), ("heldout", 20)), "5 development + 20 held-out pairs (50 lineages, 10,000 probes)"),
+    "e6": SuiteSpec((("e6", 5),), "5 pairs, each at T = 50, 100, 250 and 500 events, with one fixed query set"),
+}
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A 64-bit seed for one purpose, derived from the suite seed (recorded in the datasheet)."""
+    text = ":".join([GENERATOR_ID, str(seed), *map(str, parts)])
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def seed_commitment(seed: int) -> str:
+    """SHA-256 commitment to a seed, publishable before the seed is revealed.
+
+    Use a large random seed (``sitbench seeds new``) for held-out data: a small integer can be
+    recovered from its commitment by trying every value.
+    """
+    return hashlib.sha256(f"{GENERATOR_ID}:commitment:{seed}".encode("utf-8")).hexdigest()
+
+
+@dataclass
+class _BuiltPair:
+    split: str
+    index: int
+    seed: int
+    attempts: int
+    plan: PairPlan
+    lineages: list[Lineage]
+    specs: list[Spec]
+    horizon: int | None = None
+
+
+def _check_texts(lineages: list[Lineage]) -> None:
+    """Record-level checks after realization: no negators in records that assert something, and no
+    partner-only record that is a substring of one of the member's own records."""
+    for lin in lineages:
+        for e in lin.events:
+            # The confiding formula's "no one else" is the one negator a record may carry (the reference
+            # oracle drops it when it speaks in the first person).
+            if e.asserts and _NEGATOR.search(e.text.replace(", and no one else,", ",")):
+                raise Rejected("realization", f"negator in {e.text!r}")
+    a, b = lineages
+    for own, other in ((a, b), (b, a)):
+        own_texts = {e.text for e in own.events}
+        joined = "\n".join(own_texts)
+        for e in other.events:
+            if e.text not in own_texts and e.text in joined:
+                raise Rejected("realization", f"partner record {e.text!r} is inside an own record")
+
+
+def _build_pair(seed: int, split: str, index: int, reg: RegistryBuilder, used: dict[str, set[str]],
+                rejections: Counter, scale: Scale, counts: dict[str, int], fillers: tuple[int, int],
+                horizons: tuple[int, ...] | None = None) -> list[_BuiltPair]:
+    for attempt in range(MAX_ATTEMPTS):
+        pair_seed = derive_seed(seed, split, index, attempt)
+        mark = reg.mark()
+        snapshot = {k: set(v) for k, v in used.items()}
+        try:
+            plan = plan_pair(random.Random(pair_seed), reg, used, scale)
+            check_plan(plan)
+
+            def rng_for(key: str, pair_seed: int = pair_seed) -> random.Random:
+                return random.Random(derive_seed(pair_seed, "text", key))
+
+            out = []
+            for horizon in horizons or (None,):
+                window = (horizon, horizon) if horizon else fillers
+                shared = 0 if horizon else 40
+                lineages = realize(plan, rng_for, window, shared)
+                if horizon and any(len(lin.events) != horizon for lin in lineages):
+                    raise Rejected("horizon", f"core history longer than T={horizon}")
+                check_profiles(*lineages)
+                _check_texts(lineages)
+                specs = ProbeBuilder(plan, lineages, reg, random.Random(derive_seed(pair_seed, "probes")),
+                                     counts).build()
+                out.append(_BuiltPair(split, index, pair_seed, attempt + 1, plan, lineages, specs, horizon))
+            return out
+        except Rejected as exc:
+            rejections[exc.reason] += 1
+            reg.rollback(mark)
+            used.clear()
+            used.update(snapshot)
+    raise RuntimeError(f"pair {split}-{index}: no acceptable pair after {MAX_ATTEMPTS} attempts")
+
+
+def generate_content(suite: str, seed: int) -> DatasetContent:
+    """Build a generated suite deterministically from ``seed``.
+
+    Args:
+        suite: ``dev``, ``heldout``, ``full`` or ``e6``.
+        seed: Any non-negative integer; recorded in the manifest.
+
+    Returns:
+        The dataset content, ready for :func:`sitbench.data.write_dataset`.
+    """
+    spec = SUITES[suite]
+    reg = RegistryBuilder(ID_PREFIX)
+    used: dict[str, set[str]] = {"first": set(), "last": set(), "hometown": set()}
+    rejections: Counter = Counter()
+    built: list[_BuiltPair] = []
+    for split, n in spec.parts:
+        for index in range(1, n + 1):
+            if suite == "e6":
+                built += _build_pair(seed, split, index, reg, used, rejections,
+                                     Scale(topics=4, beliefs=3, secrets=2, sessions=3), E6_COUNTS, (0, 0),
+                                     E6_HORIZONS)
+            else:
+                built += _build_pair(seed, split, index, reg, used, rejections, Scale(), FULL_COUNTS, (260, 480))
+    return _assemble(suite, seed, reg, built, rejections)
+
+
+def _assemble(suite: str, seed: int, reg: RegistryBuilder, built: list[_BuiltPair],
+              rejections: Counter) -> DatasetContent:
+    rng = random.Random(derive_seed(seed, suite, "assembly"))
+    lineages: list[Lineage] = []
+    pairs: list[Pair] = []
+    entries: list[tuple[Lineage, Spec, str]] = []
+    subjects: set[str] = set()
+    for k, bp in enumerate(built, start=1):
+        pair_id = f"{ID_PREFIX}PAIR{k:02d}"
+        order = [0, 1] if rng.random() < 0.5 else [1, 0]  # which member becomes "A" is drawn from the seed
+        named = {}
+        for slot, m in zip("AB", order):
+            while (subject := f"{ID_PREFIX}S{rng.getrandbits(32):08x}") in subjects:
+                pass
+            subjects.add(subject)
+            named[m] = bp.lineages[m].model_copy(update={"lineage_id": f"{ID_PREFIX}L{k:02d}{slot}", "subject": subject})
+        members = [named[order[0]], named[order[1]]]
+        lineages += members
+        note = (f"{bp.plan.invariants.alias}, {bp.plan.occupation.title} from {bp.plan.invariants.hometown}; "
+                f"pair seed {bp.seed} (attempt {bp.attempts})" + (f"; T = {bp.horizon} events" if bp.horizon else ""))
+        pairs.append(certify_pair(pair_id, members[0], members[1], bp.split, note))
+        entries += [(named[s.member], s, f"{k}:{s.group}") for s in bp.specs]
+    rng.shuffle(entries)
+    probes: list[Probe] = []
+    queries: list[Query] = []
+    ids = {id(spec): f"{ID_PREFIX}PR{i:05d}" for i, (_, spec, _) in enumerate(entries, start=1)}
+    groups: dict[str, list[Spec]] = {}
+    for _, spec, group in entries:
+        if spec.group:
+            groups.setdefault(group, []).append(spec)
+    for i, (lineage, spec, group) in enumerate(entries, start=1):
+        key = f"{ID_PREFIX}Q{i:05d}"
+        partner = None
+        if spec.group:
+            partner = ids[id(next(s for s in groups[group] if s is not spec))]
+        queries.append(Query(query_key=key, subject=lineage.subject, tau=spec.tau, interlocutor=spec.who,
+                             capability=spec.capability,
+                             turns=[Turn(session=s, t=t, utterance=u) for s, t, u in spec.turns],
+                             state_write=spec.state_write))
+        stratum = spec.stratum
+        probes.append(Probe(probe_id=ids[id(spec)], query_key=key, lineage_id=lineage.lineage_id, category=spec.category,
+                            stratum=stratum, contract=spec.contract(), theorem_qualified=partner is not None,
+                            partner_probe_id=partner, gate_sensitive=spec.gate, pressure_level=spec.pressure,  # type: ignore[arg-type]
+                            acquisition_event=spec.acquisition_event, note=spec.note))
+    registry = reg.registry()
+    content = DatasetContent(suite=suite, seed=seed, registry=registry, lineages=lineages, pairs=pairs, probes=probes,
+                             queries=queries, rejections=dict(sorted(rejections.items())),
+                             datasheet=lambda manifest: datasheet(suite, seed, built, content, manifest, rejections))
+    return content
+
+
+def datasheet(suite: str, seed: int, built: list[_BuiltPair], content: DatasetContent, manifest: DatasetManifest,
+              rejections: Counter) -> str:
+    """DATASHEET.md: counts per category and checkpoint, vocabulary sizes, seeds, hashes, calibration facts."""
+    lines = [f"# Datasheet: SITBench suite `{suite}`", "",
+             f"Generated by {GENERATOR_ID} (package {manifest.generator_version}, schema {manifest.schema_version}) "
+             f"from seed `{seed}` (commitment `{seed_commitment(seed)}`). The same seed always gives byte-identical "
+             "store files.", "", f"{SUITES[suite].description}.", "", "## Counts", ""]
+    lines += [f"- {k}: {v}" for k, v in manifest.counts.items()]
+    lineage_of = {lin.lineage_id: lin for lin in content.lineages}
+    events = [len(lin.events) for lin in content.lineages]
+    lines += ["", f"Events per lineage: min {min(events)}, max {max(events)}, mean {sum(events) / len(events):.1f}.",
+              "", "## Probes per category and checkpoint", "",
+              "| category | t0 | t1 | t2 | t3 | t4 | total |", "|---|---|---|---|---|---|---|"]
+    table: dict[str, Counter] = {c.value: Counter() for c in Category}
+    for p in content.probes:
+        lin = lineage_of[p.lineage_id]
+        table[p.category.value][lin.checkpoints.index(p.contract.temporal_cutoff)] += 1
+    for cat, row in table.items():
+        lines.append(f"| {cat} | " + " | ".join(str(row[i]) for i in range(5)) + f" | {sum(row.values())} |")
+    texts = [e.text for lin in content.lineages for e in lin.events]
+    words = {w for t in texts for w in re.findall(r"[a-z]+", t.lower())}
+    by_pred = Counter(p.predicate for p in content.registry.propositions)
+    lines += ["", "## Vocabulary", "",
+              f"- distinct public aliases: {len({lin.invariants.alias for lin in content.lineages})}",
+              f"- distinct hometowns: {len({lin.invariants.hometown for lin in content.lineages})}",
+              f"- distinct record texts: {len(set(texts))} of {len(texts)}",
+              f"- distinct words in record texts: {len(words)}",
+              f"- distinct query utterances: {len({q.utterance for q in content.queries})}"]
+    lines += [f"- registry propositions with predicate `{k}`: {v}" for k, v in sorted(by_pred.items())]
+    lines += ["", "## Seeds", "", "| pair | split | pair seed | attempts |", "|---|---|---|---|"]
+    for pair, bp in zip(content.pairs, built):
+        lines.append(f"| {pair.pair_id} | {bp.split} | {bp.seed} | {bp.attempts} |")
+    lines += ["", "## Rejections", "",
+              "Pairs failing a construction check (profile equality, history inequality, chronology, "
+              "contract satisfiability, evidence guards, pool exhaustion) are regenerated from the next attempt seed.",
+              ""]
+    lines += [f"- {k}: {v}" for k, v in sorted(rejections.items())] or ["- none"]
+    world = {c.prop_id for p in content.probes if p.category is Category.C
+             for c in p.contract.prohibited_claims + p.contract.required_claims}
+    lines += ["", "## Substrate calibration (category C world facts)", "",
+              "World-knowledge propositions used by category C probes; each is never acquired by a lineage "
+              "whose C probe treats it as unacquired. Calibrate the tested model on them (seed §8.1, Eq. 49).", "",
+              "| prop | topic | fact |", "|---|---|---|"]
+    for prop in content.registry.propositions:
+        if prop.world_fact and prop.prop_id in world:
+            lines.append(f"| {prop.prop_id} | {prop.value} | {prop.gloss} |")
+    lines += ["", "## File hashes (SHA-256)", ""]
+    lines += [f"- `{path}`: `{digest}`" for path, digest in manifest.files.items()]
+    return "\n".join(lines) + "\n"
+
+
+_ = dt

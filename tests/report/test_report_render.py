@@ -13,11 +13,16 @@ from _report_runs import raw_scores, score, small_run, trial, write_run
 
 from sitbench.cli import main
 from sitbench.errors import InputError
-from sitbench.report import TRIAL_COLUMNS, load_runs, render_report, select_failed, write_report
-from sitbench.report import _render
+from sitbench.report import (
+    TRIAL_COLUMNS,
+    _drilldown,
+    load_runs,
+    render_report,
+    select_failed,
+    write_report,
+)
 
 MACRO = re.compile(r"<td class='macro' data-run='([^']*)' data-config='([^']*)' data-metric='macro_sit'>([^<]*)</td>")
-CELL = "<td data-run='{run}' data-config='{config}' data-metric='{metric}'>{value}</td>"
 
 
 def _cell(html: str, run: str, config: str, metric: str) -> str:
@@ -146,7 +151,7 @@ def test_long_texts_are_shortened_to_the_budget(tmp_path: Path, monkeypatch: pyt
         (trial("A:PR-01", "A", "PR-01", "y" * 3000, prompt=long_prompt), score("A:PR-01", "A", "PR-01", "L-1A", "A", ("act",)))
     ]
     run = write_run(tmp_path / "long", rows)
-    monkeypatch.setattr(_render, "DRILLDOWN_TEXT_BUDGET", 2000)
+    monkeypatch.setattr(_drilldown, "DRILLDOWN_TEXT_BUDGET", 2000)
     html = render_report(load_runs([run]))
     # Budget 2000 over texts of 5046 and 3000 chars: the cap is 1000 each.
     assert "4,046 characters omitted here; full text in responses.jsonl line 1 of run long" in html

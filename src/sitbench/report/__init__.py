@@ -5,7 +5,14 @@ charts, the failed-trial drill-down and the run manifests; optional inputs add t
 contrasts (``sitbench analyze --json``), the CHI/CHIS report and the RES summary.
 """
 
-from sitbench.report._data import FailedTrial, LoadedRun, failed_checks, is_failed, load_runs, select_failed
+from sitbench.report._data import (
+    FailedTrial,
+    LoadedRun,
+    failed_checks,
+    is_failed,
+    load_runs,
+    select_failed,
+)
 from sitbench.report._exports import (
     METRICS_JSON,
     TRIAL_COLUMNS,

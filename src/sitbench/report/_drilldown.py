@@ -1,0 +1,206 @@
+"""The failed-trial drill-down: one collapsible entry per trial, filtered by the page's script."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sitbench.report._data import FailedTrial, LoadedRun, failed_checks
+from sitbench.report._exports import TRIALS_CSV
+from sitbench.report._html import esc
+
+CATEGORY_NAMES: dict[str, str] = {
+    "A": "positive recall",
+    "B": "false premise",
+    "C": "epistemic provenance",
+    "D": "temporal checkpoint",
+    "E": "relational boundary",
+    "F": "belief history",
+    "G": "counterfactual pressure",
+    "H": "cross-session state",
+}
+
+DRILLDOWN_TEXT_BUDGET = 4_000_000
+"""Characters of envelope and response text the drill-down may carry in all; long texts are
+shortened (head and tail kept) so a large run's report stays small and opens fast."""
+
+MIN_TEXT_CHARS = 600
+"""No message or response is shortened below this many characters."""
+
+
+
+def _shorten(text: str, limit: int, where: str) -> str:
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 5
+    tail = limit - head
+    omitted = len(text) - head - tail
+    return f"{text[:head]}\n… [{omitted:,} characters omitted here; full text in {where}] …\n{text[-tail:]}"
+
+
+def _text_limit(trials: Sequence[FailedTrial]) -> int:
+    """Per-text character cap so the drill-down's texts fit :data:`DRILLDOWN_TEXT_BUDGET`."""
+    texts = [
+        len(m.content)
+        for t in trials
+        if t.trial is not None and t.trial.turns
+        for m in t.trial.turns[-1].messages
+    ] + [len(t.trial.response_text or "") for t in trials if t.trial is not None]
+    if sum(texts) <= DRILLDOWN_TEXT_BUDGET:
+        return max(texts, default=0) + 1
+    # Largest cap whose capped total fits the budget (bisection over the cap).
+    lo, hi = MIN_TEXT_CHARS, max(texts)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(min(n, mid) for n in texts) <= DRILLDOWN_TEXT_BUDGET:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _observation_html(failed: FailedTrial, response: str | None) -> str:
+    obs = failed.score.observation
+    if obs is None:
+        return "<p class='note'>No observation recorded.</p>"
+    items: list[str] = [f"<b>acts Ŷ</b>: {esc(', '.join(a.value for a in obs.acts) or '(none)')}"]
+    for claim in obs.claims:
+        span = ""
+        if response is not None:
+            a, b = claim.span
+            span = f" — “{esc(response[a:b])}”"
+        items.append(
+            f"<b>claim</b> {esc(claim.prop_id)}{'+' if claim.polarity else '−'} "
+            f"<span class='muted'>({esc(claim.provenance.value)})</span>{span}"
+        )
+    for un in obs.unmapped:
+        slot = f" slot {un.slot}={un.value}" if un.slot else ""
+        items.append(
+            f"<b>unmapped</b> {'+' if un.polarity else '−'} <span class='muted'>({esc(un.provenance.value)}{esc(slot)})</span>"
+            f" — “{esc(un.text)}”"
+        )
+    items.append(f"<b>uncertainty û</b>: {esc(obs.uncertainty.value)}")
+    shared = ", ".join(obs.disclosure.shared) or "(none)"
+    items.append(f"<b>disclosure ŵ</b>: shared {esc(shared)}; framed as withheld: {'yes' if obs.disclosure.framed_as_withheld else 'no'}")
+    items.append(f"<span class='muted'>extractor {esc(obs.verifier_version)}</span>")
+    return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+
+
+def _checks_html(failed: FailedTrial) -> str:
+    score = failed.score
+    assert score.verdict is not None
+    rows = [
+        f"<tr><td class='l'>{esc(name)}</td><td class='l'>{esc(check.reason)}</td></tr>"
+        for name, check in score.verdict.checks.items()
+        if not check.passed
+    ]
+    passed = [name for name, check in score.verdict.checks.items() if check.passed]
+    out = (
+        f"<table><thead><tr><th class='l'>failed target check</th><th class='l'>reason</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<p class='note'>passed: {esc(', '.join(passed) or '(none)')}</p>"
+    )
+    if score.partner is not None:
+        partner_failed = [name for name, c in score.partner.checks.items() if not c.passed]
+        outcome = {(True, False): "correct", (False, True): "wrong identity", (False, False): "neither", (True, True): "both"}[
+            (score.verdict.valid, score.partner.valid)
+        ]
+        out += (
+            f"<p class='note'>Partner contract (LAA): {'valid' if score.partner.valid else 'invalid'}"
+            f"{' — failed ' + esc(', '.join(partner_failed)) if partner_failed else ''}; outcome <b>{esc(outcome)}</b>.</p>"
+        )
+    return out
+
+
+def _flags(score: Any) -> list[str]:
+    return [
+        name
+        for name, on in (("FMR", score.false_memory), ("TL", score.temporal_leak), ("UEL", score.unauthorized_epistemic))
+        if on
+    ]
+
+
+def _trial_html(failed: FailedTrial, limit: int) -> str:
+    s = failed.score
+    checks = failed_checks(s)
+    flags = _flags(s)
+    where = f"responses.jsonl line {failed.responses_line} of run {failed.run}" if failed.responses_line else "responses.jsonl"
+    summary = (
+        f"<span class='tid'>{esc(s.trial_id)}</span> "
+        f"<span class='pill'>{esc(s.category.value)} {esc(CATEGORY_NAMES.get(s.category.value, ''))}</span>"
+        f"<span class='muted'> {esc(failed.run)} · {esc(s.lineage_id)} · {esc(s.pair_id)}"
+        f"{' · ' + esc(s.stratum) if s.stratum else ''}{' · Q*' if s.theorem_qualified else ''}</span> "
+        + "".join(f"<span class='pill bad'>{esc(c)}</span>" for c in checks)
+        + "".join(f"<span class='pill flag'>{esc(f)}</span>" for f in flags)
+    )
+    body: list[str] = []
+    trial = failed.trial
+    response = trial.response_text if trial is not None else None
+    if trial is None or not trial.turns:
+        body.append("<p class='note warn'>responses.jsonl has no record of this trial.</p>")
+    else:
+        last = trial.turns[-1]
+        body.append(
+            f"<h4>Envelope — messages sent at the scored turn (turn {last.turn + 1} of {len(trial.turns)}, "
+            f"session {last.session})</h4>"
+        )
+        for message in last.messages:
+            body.append(f"<div class='role'>{esc(message.role)}</div><pre>{esc(_shorten(message.content, limit, where))}</pre>")
+        if trial.persisted:
+            body.append("<p class='note'>Persisted across resets: " + esc("; ".join(trial.persisted)) + "</p>")
+        body.append("<h4>Response</h4>")
+        body.append(f"<pre>{esc(_shorten(response, limit, where)) if response is not None else '(no text)'}</pre>")
+    body.append("<h4>Extracted observation Γ̂</h4>")
+    body.append(_observation_html(failed, response))
+    body.append("<h4>Checks</h4>")
+    body.append(_checks_html(failed))
+    trace = [where, f"probe {s.probe_id}", f"capability {s.capability}", f"prompt tokens {s.prompt_tokens}"]
+    if s.verdict is not None:
+        trace.append(f"scorer {s.verdict.verifier_version}")
+    body.append(f"<p class='note'>{esc(' · '.join(trace))}</p>")
+    return (
+        f"<details class='trial' data-run='{esc(failed.run)}' data-config='{esc(s.config)}' "
+        f"data-category='{esc(s.category.value)}' data-checks='{esc(' '.join(checks))}' data-flags='{esc(' '.join(flags))}'>"
+        f"<summary>{summary}</summary><div class='body'>{''.join(body)}</div></details>"
+    )
+
+
+def _select(element_id: str, label: str, options: Sequence[str]) -> str:
+    opts = "".join(f"<option value='{esc(o)}'>{esc(o)}</option>" for o in options)
+    return f"<label>{esc(label)} <select id='{element_id}'><option value=''>all</option>{opts}</select></label>"
+
+
+def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: int, cap: int) -> str:
+    limit = _text_limit(trials)
+    configs = sorted({t.score.config for t in trials})
+    categories = sorted({t.score.category.value for t in trials})
+    checks = sorted({c for t in trials for c in failed_checks(t.score)})
+    filters = (
+        "<div class='filters'>"
+        "<label>search <input type='search' id='q' placeholder='words in trial id, envelope, response, reasons…'></label>"
+        + _select("f-run", "run", [r.name for r in runs])
+        + _select("f-config", "config", configs)
+        + _select("f-category", "category", categories)
+        + _select("f-check", "failing check", checks)
+        + _select("f-flag", "diagnostic", ["FMR", "TL", "UEL"])
+        + "<button type='button' id='clear'>clear</button>"
+        f"<span><b id='shown'>{len(trials)}</b> of <span id='listed'>{len(trials)}</span> listed</span>"
+        "</div>"
+    )
+    note = (
+        f"<p class='note'>{total:,} failed trial{'s' if total != 1 else ''} (completed, target verdict invalid) "
+        f"across {len(runs)} run{'s' if len(runs) != 1 else ''}. "
+    )
+    if len(trials) < total:
+        note += (
+            f"<b class='warn'>Showing {len(trials):,} of {total:,}</b>: the drill-down is capped at {cap:,} trials, "
+            "picked round-robin over run × configuration × category so every failing group appears; "
+            f"every trial is in {TRIALS_CSV} and the runs' scores.jsonl. "
+        )
+    if limit <= max((len(m.content) for t in trials if t.trial for m in t.trial.turns[-1].messages), default=0):
+        note += f"Texts longer than {limit:,} characters are shortened (head and tail kept) to keep the file small. "
+    note += "Filters can be linked: e.g. <code>#config=A&amp;check=grounding</code>.</p>"
+    body = "".join(_trial_html(t, limit) for t in trials)
+    if not trials:
+        body = "<p class='note'>No failed trials.</p>"
+    return filters + note + f"<div id='trials'>{body}</div>"

@@ -1,0 +1,45 @@
+"""Small HTML helpers shared by the report's sections."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from html import escape
+
+from sitbench.metrics import format_percent
+
+
+def esc(value: object) -> str:
+    """HTML-escape any value (quotes included, so it is safe inside attributes)."""
+    return escape(str(value), quote=True)
+
+
+def pct(value: float | None) -> str:
+    """A share in percent with one decimal; "—" when undefined."""
+    return format_percent(value)
+
+
+def num(value: object, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits, "yes"/"no" for booleans, "—" for null."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return "—" if not math.isfinite(value) else f"{value:.{digits}g}"
+    return esc(value)
+
+
+def kv(items: Sequence[tuple[str, object]]) -> str:
+    """A definition list of the non-empty items; dicts and lists shown as compact JSON."""
+    rows = []
+    for key, value in items:
+        if value is None or value == "" or value == {} or value == []:
+            continue
+        if isinstance(value, dict | list):
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        else:
+            text = str(value)
+        rows.append(f"<dt>{esc(key)}</dt><dd>{esc(text)}</dd>")
+    return f"<dl class='kv'>{''.join(rows)}</dl>"

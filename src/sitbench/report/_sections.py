@@ -1,0 +1,292 @@
+"""Optional report sections: E1–E8 contrasts, the CHI/CHIS report and the RES summary."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sitbench.chi import ChiReport
+from sitbench.errors import InputError
+from sitbench.report import _svg
+from sitbench.report._html import esc, kv, num
+from sitbench.res import CONDITIONS, ResScore, score_file
+from sitbench.stats import EXPERIMENTS
+
+
+def _dig(data: Any, *paths: str) -> Any:
+    """First non-null value at any of the dotted ``paths``."""
+    for path in paths:
+        node = data
+        for part in path.split("."):
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            else:
+                node = None
+                break
+        if node is not None:
+            return node
+    return None
+
+
+def _interval(entry: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    ci = _dig(entry, "ci", "ci95", "interval", "bootstrap.ci", "bootstrap")
+    if isinstance(ci, Sequence) and not isinstance(ci, str) and len(ci) == 2:
+        return _float(ci[0]), _float(ci[1])
+    if isinstance(ci, Mapping):
+        return _float(_dig(ci, "lower", "low", "lo")), _float(_dig(ci, "upper", "high", "hi"))
+    return _float(_dig(entry, "ci_lower", "lower")), _float(_dig(entry, "ci_upper", "upper"))
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _experiment_entries(analysis: Mapping[str, Any]) -> list[dict[str, Any]]:
+    found = _dig(analysis, "experiments", "family", "confirmatory", "results", "contrasts")
+    entries: list[dict[str, Any]] = []
+    if isinstance(found, Mapping):
+        for key, value in found.items():
+            if isinstance(value, Mapping):
+                entries.append({"id": key, **value})
+    elif isinstance(found, Sequence) and not isinstance(found, str):
+        entries = [dict(value) for value in found if isinstance(value, Mapping)]
+    return entries
+
+
+def _decision(entry: Mapping[str, Any]) -> str:
+    value = _dig(entry, "decision", "holm_decision", "reject", "holm_reject", "holm.reject")
+    if isinstance(value, bool):
+        return "reject H0" if value else "not rejected"
+    return "—" if value is None else str(value)
+
+
+def analysis_section(analysis: Mapping[str, Any]) -> str:
+    registry = {e.id: e for e in EXPERIMENTS}
+    entries = _experiment_entries(analysis)
+    rows: list[str] = []
+    plot_rows: list[_svg.IntervalRow] = []
+    for entry in entries:
+        eid = str(_dig(entry, "id", "experiment", "experiment_id") or "?")
+        spec = registry.get(eid)
+        first = _dig(entry, "first_config", "experiment.first_config") or (spec.first_config if spec else "?")
+        second = _dig(entry, "second_config", "experiment.second_config") or (spec.second_config if spec else "?")
+        endpoint = _dig(entry, "endpoint", "experiment.endpoint") or (spec.endpoint if spec else "?")
+        mean = _float(_dig(entry, "mean", "mean_difference", "mean_diff", "estimate", "d", "test.mean"))
+        lower, upper = _interval(entry)
+        p = _float(_dig(entry, "p", "p_value", "pvalue", "test.p", "signflip.p", "sign_flip.p"))
+        p_adj = _float(_dig(entry, "p_adjusted", "p_holm", "adjusted_p", "holm_p", "holm.adjusted", "holm_adjusted_p"))
+        decision = _decision(entry)
+        attempted = _dig(entry, "attempted", "n_attempted", "counts.attempted", "pairs_attempted")
+        completed = _dig(entry, "completed", "n_completed", "counts.completed", "pairs_completed", "n_pairs")
+        status = _dig(entry, "status", "incomplete_reason", "reason", "note")
+        rows.append(
+            "<tr>"
+            f"<td class='l'><b>{esc(eid)}</b></td><td class='l'>{esc(spec.title if spec else '')}</td>"
+            f"<td>{esc(second)} − {esc(first)}</td><td>{esc(endpoint)}</td>"
+            f"<td>{num(mean)}</td><td>{'—' if lower is None else num(lower)} … {'—' if upper is None else num(upper)}</td>"
+            f"<td>{num(p)}</td><td>{num(p_adj)}</td><td>{esc(decision)}</td>"
+            f"<td>{num(completed)} / {num(attempted)}</td><td class='l'>{esc(status or '')}</td>"
+            "</tr>"
+        )
+        plot_rows.append(
+            _svg.IntervalRow(
+                label=f"{eid} {endpoint}: {second} − {first}",
+                estimate=mean,
+                lower=lower,
+                upper=upper,
+                highlight=decision.lower().startswith("reject") or decision is True,
+            )
+        )
+    if not rows:
+        table = "<p class='note warn'>The analysis file names no experiments; its full content is below.</p>"
+    else:
+        table = (
+            "<table><thead><tr><th class='l'>id</th><th class='l'>contrast</th><th>d = second − first</th>"
+            "<th>endpoint</th><th>mean d</th><th>95% CI</th><th>p</th><th>Holm p</th><th>decision</th>"
+            "<th>pairs completed / attempted</th><th class='l'>status</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+        table += (
+            f"<div class='chart'><h4>Mean paired difference with 95% CI (filled = rejected under Holm)</h4>"
+            f"{_svg.forest_plot(plot_rows, title='E1–E8 contrasts with confidence intervals')}</div>"
+        )
+    notes = [
+        f"{key}: {value}"
+        for key in ("seed", "bootstrap_seed", "alpha", "holm_note", "family_note", "note", "notes")
+        if (value := analysis.get(key)) not in (None, "", [])
+    ]
+    raw = json.dumps(analysis, indent=2, ensure_ascii=False, default=str)
+    return (
+        table
+        + "".join(f"<p class='note'>{esc(n)}</p>" for n in notes)
+        + f"<details><summary>Full analysis JSON</summary><pre>{esc(raw)}</pre></details>"
+    )
+
+
+
+
+def load_chi_report(path: Path) -> ChiReport:
+    """Read a CHI/CHIS ``report.json`` (written by ``sitbench chi report`` or ``chi demo``)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the CHI report ({exc.strerror}); pass the report.json of `sitbench chi demo --out DIR`") from None
+    try:
+        return ChiReport.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(report)"
+        raise InputError(f"{path}: field {field!r}: {first['msg']}; pass a CHI report.json written by sitbench") from None
+
+
+def chi_section(report: ChiReport) -> str:
+    parts = [f"<p class='banner'>{esc(report.label)}</p>"]
+    parts.append(
+        kv(
+            [
+                ("evidence class", report.evidence_class),
+                ("protocol", report.protocol_id),
+                ("calibration", report.calibration_id),
+                ("version", report.version),
+                ("runs (clusters)", report.n_clusters),
+                ("records", report.n_records),
+                ("EIMC threshold τ", report.tau),
+                ("uncertainty", report.uncertainty),
+            ]
+        )
+    )
+    memory_series: list[_svg.Series] = []
+    grid: list[float] = []
+    rows: list[str] = []
+    for step in report.checkpoints:
+        mem = step.memory
+        if mem is None:
+            continue
+        grid = [float(g) for g in mem.grid]
+        points = [(float(load), mem.q_m.get(load)) for load in mem.grid]
+        markers = []
+        if mem.eimc is not None and mem.q_m.get(mem.eimc) is not None:
+            markers.append((float(mem.eimc), float(mem.q_m[mem.eimc] or 0.0), f"step {step.step}: EIMC {mem.eimc} ({mem.status})"))
+        band: list[tuple[float, float, float]] = []
+        if step.memory_uncertainty is not None:
+            for load, interval in sorted(step.memory_uncertainty.q_m.items()):
+                if interval.lower is not None and interval.upper is not None:
+                    band.append((float(load), interval.lower, interval.upper))
+        memory_series.append(_svg.Series(name=f"step {step.step}", points=points, band=band, markers=markers))
+        rows.append(
+            f"<tr><td>{step.step}</td><td>{num(mem.eimc)}</td><td class='l'>{esc(mem.status)}</td>"
+            f"<td class='l'>{esc(step.memory_label or '')}</td></tr>"
+        )
+    charts = []
+    if memory_series:
+        charts.append(
+            "<div class='chart'><h4>Memory Capacity Curve Q_M(load) per checkpoint (◇ = EIMC)</h4>"
+            + _svg.line_chart(
+                memory_series,
+                title="CHI memory capacity curve",
+                x_label="memory load (log2)",
+                y_label="Q_M",
+                y_range=(0.0, 1.0),
+                log2_x=True,
+                references=[_svg.Reference(report.tau, f"τ = {report.tau:g}")],
+                x_ticks=grid,
+            )
+            + "</div>"
+        )
+    chi_points = [(float(s.step), s.chi_of_mean_h.estimate) for s in report.checkpoints]
+    chi_band = [
+        (float(s.step), s.chi_of_mean_h.lower, s.chi_of_mean_h.upper)
+        for s in report.checkpoints
+        if s.chi_of_mean_h.lower is not None and s.chi_of_mean_h.upper is not None
+    ]
+    charts.append(
+        "<div class='chart'><h4>CHIS series: CHI of the cluster-balanced mean h (band = CI)</h4>"
+        + _svg.line_chart(
+            [_svg.Series(name="CHI(mean h)", points=chi_points, band=chi_band)],
+            title="CHIS series of CHI",
+            x_label="checkpoint",
+            y_label="CHI",
+        )
+        + "</div>"
+    )
+    drift = [(float(s.step), None if s.drift is None else s.drift.estimate) for s in report.checkpoints]
+    continuity = [(float(s.step), None if s.continuity is None else s.continuity.estimate) for s in report.checkpoints]
+    if any(v is not None for _, v in drift + continuity):
+        charts.append(
+            "<div class='chart'><h4>CHIS series: drift from the first step and continuity</h4>"
+            + _svg.line_chart(
+                [_svg.Series(name="drift", points=drift), _svg.Series(name="continuity", points=continuity)],
+                title="CHIS drift and continuity",
+                x_label="checkpoint",
+                y_label="value",
+            )
+            + "</div>"
+        )
+    parts.append(f"<div class='charts'>{''.join(charts)}</div>")
+    if rows:
+        parts.append(
+            "<table><thead><tr><th>step</th><th>EIMC</th><th class='l'>status</th><th class='l'>curve</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+    summary = [
+        ("stability", None if report.stability is None else report.stability.estimate),
+        ("memory accumulation", None if report.memory_accumulation is None else report.memory_accumulation.model_dump(mode="json")),
+    ]
+    parts.append(kv(summary))
+    parts.append("<h4>Limitations</h4><ul>" + "".join(f"<li>{esc(x)}</li>" for x in report.limitations) + "</ul>")
+    return "".join(parts)
+
+
+
+
+def load_res_summary(path: Path) -> ResScore:
+    """Read a RES ``summary.json`` or score a ``results.jsonl`` (written by ``sitbench res run``)."""
+    if path.suffix == ".jsonl":
+        return score_file(path)
+    try:
+        return ResScore.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the RES summary ({exc.strerror}); pass summary.json or results.jsonl of `sitbench res run`") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(summary)"
+        raise InputError(f"{path}: field {field!r}: {first['msg']}; pass summary.json or results.jsonl of `sitbench res run`") from None
+
+
+def res_section(score: ResScore) -> str:
+    n = score.n_scenarios
+    head = (
+        "<tr><th class='l'>model</th>"
+        + "".join(f"<th>accuracy {c}</th>" for c in CONDITIONS)
+        + "<th>strict triplets</th><th>owner-sensitive</th><th>peer–fiction agreement</th>"
+        "<th>complete triplets</th><th>role matches</th><th class='l'>classification</th><th class='l'>role rival</th></tr>"
+    )
+    rows = []
+    for model, s in score.models.items():
+        acc = "".join(
+            f"<td title='{s.accuracy_counts[c].correct}/{s.accuracy_counts[c].n}; invalid {s.accuracy_counts[c].invalid}, "
+            f"error {s.accuracy_counts[c].error}, missing {s.accuracy_counts[c].missing}'>{100 * s.accuracy[c]:.1f}</td>"
+            for c in CONDITIONS
+        )
+        rows.append(
+            f"<tr><td class='l'><b>{esc(model)}</b></td>{acc}<td>{s.strict_triplets}/{n}</td>"
+            f"<td>{s.owner_sensitive}/{n}</td><td>{s.peer_fiction_agreement}/{n}</td>"
+            f"<td>{s.complete_triplets}/{n}</td><td>{s.role_matches}/{n}</td>"
+            f"<td class='l'><b>{esc(s.classification)}</b></td><td class='l'>{esc(s.role_rival)}</td></tr>"
+        )
+    out = f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+    if not rows:
+        out = "<p class='note'>The RES summary has no models.</p>"
+    out += "<p class='note'>Accuracy in %; counts are out of the scenario set. Thresholds: " + esc(
+        ", ".join(f"{k} {v}" for k, v in score.thresholds.items())
+    ) + ".</p>"
+    out += "".join(f"<p class='note warn'>warning: {esc(w)}</p>" for w in score.warnings)
+    out += f"<p class='note'><b>Claim ceiling.</b> {esc(score.claim_ceiling)}</p>"
+    return out

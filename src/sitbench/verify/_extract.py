@@ -741,10 +741,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     not_knowing = True
         if first_person:
             _unmapped_values(body, span, env, vocabulary, unmapped)
-        if first_person and not record.claims and not any(u.span == span for u in unmapped):
-            if not (_ABSTAIN.search(core) or rejecting):
-                unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
-                                                  provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
+        if (first_person and not record.claims and not any(u.span == span for u in unmapped)
+                and not (_ABSTAIN.search(core) or rejecting)):
+            unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
+                                              provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
 
     # Going along with a presupposition adopts it.
     irrealis_premise = any(f.irrealis and any(p in env.presupposed for p in f.mentioned) for f in facts)

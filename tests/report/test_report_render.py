@@ -178,15 +178,27 @@ def test_optional_sections_from_analysis_chi_and_res(tmp_path: Path) -> None:
     analysis = {
         "seed": 11,
         "experiments": [
-            {"id": "E1", "mean": 0.25, "ci": {"lower": 0.1, "upper": 0.4}, "p": 0.0625, "p_adjusted": 0.5,
-             "decision": "not rejected", "attempted": 20, "completed": 19},
-            {"id": "E3", "mean": None, "status": "incomplete: pair P3 lacks stratum post"},
+            {"id": "E1", "experiment": "E1", "first_config": "C", "second_config": "D", "endpoint": "LAA",
+             "status": "computed", "reason": None, "n_pairs": 19, "mean": 0.25, "ci_lower": 0.1, "ci_upper": 0.4,
+             "p": 0.0625, "p_holm": 0.5, "decision": "not_rejected", "attempted": {"C": 20, "D": 20},
+             "completed": {"C": 19, "D": 20}},
+            {"id": "E3", "experiment": "E3", "status": "incomplete", "reason": "pair P3 lacks stratum post",
+             "n_pairs": 0, "mean": None},
         ],
+        "family": {"note": "Holm over exactly E1-E8; six are missing"},
+        "secondary": [{"id": "E1:B-C", "experiment": "E1", "first_config": "B", "second_config": "C",
+                       "endpoint": "LAA", "status": "computed", "n_pairs": 19, "mean": -0.125}],
+        "notes": ["intervals are percentile bootstrap"],
     }
     html = write_report([run], tmp_path / "report.html", analysis=analysis, chi_report=chi_path,
                         res_summary=results).read_text(encoding="utf-8")
-    assert "<td>D − C</td><td>LAA</td><td>0.25</td><td>0.1 … 0.4</td><td>0.0625</td><td>0.5</td><td>not rejected</td><td>19 / 20</td>" in html
-    assert "incomplete: pair P3 lacks stratum post" in html and "seed: 11" in html
+    e1 = re.search(r"<tr data-experiment='E1'>(.*?)</tr>", html).group(1)
+    assert re.findall(r"<td[^>]*>(.*?)</td>", e1)[2:] == [
+        "D − C", "LAA", "19", "0.25", "[0.1, 0.4]", "0.0625", "0.5", "<b>not_rejected</b>", "C 19/20 · D 20/20", "computed"
+    ]
+    assert "Temporal checkpoint situatedness" in html  # E3's title comes from the registry
+    assert "incomplete — pair P3 lacks stratum post" in html and "Holm over exactly E1-E8; six are missing" in html
+    assert "<td data-metric='mean'>-0.125</td>" in html and "intervals are percentile bootstrap" in html
     assert "SYNTHETIC DEMONSTRATION" in html and "Memory Capacity Curve" in html and "CHIS series" in html
     # Every RES cell answered with its ideal: 18 strict triplets, accuracy 100 in all four conditions.
     assert "<td>18/18</td>" in html and "SPECIFICITY_DETECTED" in html
@@ -234,3 +246,17 @@ def test_demo_report_macro_sit_and_drilldown_rows(
     )
     assert failed > 0
     assert html.count("<details class='trial'") == failed
+
+
+def test_real_analyze_output_renders(demo_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = demo_runs / "run-oracle"
+    capsys.readouterr()
+    assert main(["analyze", str(run), "--json"]) == 0
+    analysis = json.loads(capsys.readouterr().out)
+    html = write_report([run], tmp_path / "report.html", analysis=analysis).read_text(encoding="utf-8")
+    for entry in analysis["experiments"]:
+        row = re.search(rf"<tr data-experiment='{entry['id']}'>(.*?)</tr>", html).group(1)
+        mean = re.search(r"<td data-metric='mean'>([^<]*)</td>", row).group(1)
+        assert mean == ("—" if entry["mean"] is None else f"{entry['mean']:.4g}")
+        assert f"<b>{entry['decision']}</b>" in row
+    assert html.count("<tr data-experiment=") == len(analysis["experiments"]) + len(analysis["secondary"])

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sitbench.report._data import FailedTrial, LoadedRun, failed_checks
 from sitbench.report._exports import TRIALS_CSV
 from sitbench.report._html import esc
+from sitbench.runs import ScoreRecord
 
 CATEGORY_NAMES: dict[str, str] = {
     "A": "positive recall",
@@ -28,9 +28,8 @@ MIN_TEXT_CHARS = 600
 """No message or response is shortened below this many characters."""
 
 
-
-def _shorten(text: str, limit: int, where: str) -> str:
-    if len(text) <= limit:
+def _shorten(text: str, limit: int | None, where: str) -> str:
+    if limit is None or len(text) <= limit:
         return text
     head = limit * 2 // 5
     tail = limit - head
@@ -38,8 +37,8 @@ def _shorten(text: str, limit: int, where: str) -> str:
     return f"{text[:head]}\n… [{omitted:,} characters omitted here; full text in {where}] …\n{text[-tail:]}"
 
 
-def _text_limit(trials: Sequence[FailedTrial]) -> int:
-    """Per-text character cap so the drill-down's texts fit :data:`DRILLDOWN_TEXT_BUDGET`."""
+def _text_limit(trials: Sequence[FailedTrial]) -> int | None:
+    """Per-text character cap so the drill-down's texts fit :data:`DRILLDOWN_TEXT_BUDGET`; ``None`` = no cap."""
     texts = [
         len(m.content)
         for t in trials
@@ -47,7 +46,7 @@ def _text_limit(trials: Sequence[FailedTrial]) -> int:
         for m in t.trial.turns[-1].messages
     ] + [len(t.trial.response_text or "") for t in trials if t.trial is not None]
     if sum(texts) <= DRILLDOWN_TEXT_BUDGET:
-        return max(texts, default=0) + 1
+        return None
     # Largest cap whose capped total fits the budget (bisection over the cap).
     lo, hi = MIN_TEXT_CHARS, max(texts)
     while lo < hi:
@@ -112,7 +111,7 @@ def _checks_html(failed: FailedTrial) -> str:
     return out
 
 
-def _flags(score: Any) -> list[str]:
+def _flags(score: ScoreRecord) -> list[str]:
     return [
         name
         for name, on in (("FMR", score.false_memory), ("TL", score.temporal_leak), ("UEL", score.unauthorized_epistemic))
@@ -120,7 +119,7 @@ def _flags(score: Any) -> list[str]:
     ]
 
 
-def _trial_html(failed: FailedTrial, limit: int) -> str:
+def _trial_html(failed: FailedTrial, limit: int | None) -> str:
     s = failed.score
     checks = failed_checks(s)
     flags = _flags(s)
@@ -171,6 +170,7 @@ def _select(element_id: str, label: str, options: Sequence[str]) -> str:
 
 
 def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: int, cap: int) -> str:
+    """The filter bar, the note on what is listed, and one ``<details class='trial'>`` per trial."""
     limit = _text_limit(trials)
     configs = sorted({t.score.config for t in trials})
     categories = sorted({t.score.category.value for t in trials})
@@ -197,7 +197,7 @@ def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: i
             "picked round-robin over run × configuration × category so every failing group appears; "
             f"every trial is in {TRIALS_CSV} and the runs' scores.jsonl. "
         )
-    if limit <= max((len(m.content) for t in trials if t.trial for m in t.trial.turns[-1].messages), default=0):
+    if limit is not None:
         note += f"Texts longer than {limit:,} characters are shortened (head and tail kept) to keep the file small. "
     note += "Filters can be linked: e.g. <code>#config=A&amp;check=grounding</code>.</p>"
     body = "".join(_trial_html(t, limit) for t in trials)

@@ -33,103 +33,135 @@ def _dig(data: Any, *paths: str) -> Any:
     return None
 
 
-def _interval(entry: Mapping[str, Any]) -> tuple[float | None, float | None]:
-    ci = _dig(entry, "ci", "ci95", "interval", "bootstrap.ci", "bootstrap")
-    if isinstance(ci, Sequence) and not isinstance(ci, str) and len(ci) == 2:
-        return _float(ci[0]), _float(ci[1])
-    if isinstance(ci, Mapping):
-        return _float(_dig(ci, "lower", "low", "lo")), _float(_dig(ci, "upper", "high", "hi"))
-    return _float(_dig(entry, "ci_lower", "lower")), _float(_dig(entry, "ci_upper", "upper"))
-
-
 def _float(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
 
 
-def _experiment_entries(analysis: Mapping[str, Any]) -> list[dict[str, Any]]:
-    found = _dig(analysis, "experiments", "family", "confirmatory", "results", "contrasts")
-    entries: list[dict[str, Any]] = []
+def _interval(entry: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    lower, upper = _float(_dig(entry, "ci_lower", "bootstrap.lower")), _float(_dig(entry, "ci_upper", "bootstrap.upper"))
+    if lower is not None or upper is not None:
+        return lower, upper
+    ci = _dig(entry, "ci", "interval")
+    if isinstance(ci, Sequence) and not isinstance(ci, str) and len(ci) == 2:
+        return _float(ci[0]), _float(ci[1])
+    if isinstance(ci, Mapping):
+        return _float(_dig(ci, "lower", "low")), _float(_dig(ci, "upper", "high"))
+    return None, None
+
+
+def _entries(found: Any) -> list[dict[str, Any]]:
     if isinstance(found, Mapping):
-        for key, value in found.items():
-            if isinstance(value, Mapping):
-                entries.append({"id": key, **value})
-    elif isinstance(found, Sequence) and not isinstance(found, str):
-        entries = [dict(value) for value in found if isinstance(value, Mapping)]
-    return entries
+        return [{"id": key, **value} for key, value in found.items() if isinstance(value, Mapping)]
+    if isinstance(found, Sequence) and not isinstance(found, str):
+        return [dict(value) for value in found if isinstance(value, Mapping)]
+    return []
 
 
 def _decision(entry: Mapping[str, Any]) -> str:
-    value = _dig(entry, "decision", "holm_decision", "reject", "holm_reject", "holm.reject")
+    value = _dig(entry, "decision", "reject")
     if isinstance(value, bool):
-        return "reject H0" if value else "not rejected"
+        return "reject_null" if value else "not_rejected"
     return "—" if value is None else str(value)
 
 
-def analysis_section(analysis: Mapping[str, Any]) -> str:
-    registry = {e.id: e for e in EXPERIMENTS}
-    entries = _experiment_entries(analysis)
+def _counts(entry: Mapping[str, Any]) -> str:
+    attempted, completed = _dig(entry, "attempted"), _dig(entry, "completed")
+    if isinstance(attempted, Mapping):
+        done = completed if isinstance(completed, Mapping) else {}
+        return " · ".join(f"{esc(k)} {num(done.get(k))}/{num(v)}" for k, v in attempted.items())
+    if attempted is None and completed is None:
+        return "—"
+    return f"{num(completed)}/{num(attempted)}"
+
+
+_REGISTRY = {e.id: e for e in EXPERIMENTS}
+
+
+def _contrast_rows(entries: Sequence[Mapping[str, Any]], *, tests: bool) -> tuple[str, list[_svg.IntervalRow]]:
     rows: list[str] = []
-    plot_rows: list[_svg.IntervalRow] = []
+    plot: list[_svg.IntervalRow] = []
     for entry in entries:
-        eid = str(_dig(entry, "id", "experiment", "experiment_id") or "?")
-        spec = registry.get(eid)
-        first = _dig(entry, "first_config", "experiment.first_config") or (spec.first_config if spec else "?")
-        second = _dig(entry, "second_config", "experiment.second_config") or (spec.second_config if spec else "?")
-        endpoint = _dig(entry, "endpoint", "experiment.endpoint") or (spec.endpoint if spec else "?")
-        mean = _float(_dig(entry, "mean", "mean_difference", "mean_diff", "estimate", "d", "test.mean"))
+        eid = str(_dig(entry, "id", "experiment") or "?")
+        spec = _REGISTRY.get(str(_dig(entry, "experiment", "id")))
+        first = _dig(entry, "first_config") or (spec.first_config if spec else "?")
+        second = _dig(entry, "second_config") or (spec.second_config if spec else "?")
+        endpoint = _dig(entry, "endpoint") or (spec.endpoint if spec else "?")
+        title = _dig(entry, "title") or (spec.title if spec else "")
+        mean = _float(_dig(entry, "mean", "mean_difference", "estimate"))
         lower, upper = _interval(entry)
-        p = _float(_dig(entry, "p", "p_value", "pvalue", "test.p", "signflip.p", "sign_flip.p"))
-        p_adj = _float(_dig(entry, "p_adjusted", "p_holm", "adjusted_p", "holm_p", "holm.adjusted", "holm_adjusted_p"))
         decision = _decision(entry)
-        attempted = _dig(entry, "attempted", "n_attempted", "counts.attempted", "pairs_attempted")
-        completed = _dig(entry, "completed", "n_completed", "counts.completed", "pairs_completed", "n_pairs")
-        status = _dig(entry, "status", "incomplete_reason", "reason", "note")
-        rows.append(
-            "<tr>"
-            f"<td class='l'><b>{esc(eid)}</b></td><td class='l'>{esc(spec.title if spec else '')}</td>"
-            f"<td>{esc(second)} − {esc(first)}</td><td>{esc(endpoint)}</td>"
-            f"<td>{num(mean)}</td><td>{'—' if lower is None else num(lower)} … {'—' if upper is None else num(upper)}</td>"
-            f"<td>{num(p)}</td><td>{num(p_adj)}</td><td>{esc(decision)}</td>"
-            f"<td>{num(completed)} / {num(attempted)}</td><td class='l'>{esc(status or '')}</td>"
-            "</tr>"
-        )
-        plot_rows.append(
+        status = " — ".join(str(x) for x in (_dig(entry, "status"), _dig(entry, "reason")) if x)
+        ci = "—" if lower is None or upper is None else f"[{num(lower)}, {num(upper)}]"
+        cells = [
+            f"<td class='l' style='white-space:nowrap'><b>{esc(eid)}</b></td><td class='l'>{esc(title)}</td>",
+            f"<td>{esc(second)} − {esc(first)}</td><td>{esc(endpoint)}</td><td>{num(_dig(entry, 'n_pairs'))}</td>",
+            f"<td data-metric='mean'>{num(mean)}</td><td>{ci}</td>",
+        ]
+        if tests:
+            p = _float(_dig(entry, "p", "p_value", "signflip.p"))
+            p_holm = _float(_dig(entry, "p_holm", "p_adjusted", "adjusted_p"))
+            note = _dig(entry, "decision_note") or ""
+            cells.append(
+                f"<td>{num(p)}</td><td>{num(p_holm)}</td><td class='l' title='{esc(note)}'><b>{esc(decision)}</b></td>"
+            )
+        cells.append(f"<td>{_counts(entry)}</td><td class='l'>{esc(status)}</td>")
+        rows.append(f"<tr data-experiment='{esc(eid)}'>{''.join(cells)}</tr>")
+        plot.append(
             _svg.IntervalRow(
                 label=f"{eid} {endpoint}: {second} − {first}",
                 estimate=mean,
                 lower=lower,
                 upper=upper,
-                highlight=decision.lower().startswith("reject") or decision is True,
+                highlight=decision.lower().startswith("reject"),
             )
         )
-    if not rows:
-        table = "<p class='note warn'>The analysis file names no experiments; its full content is below.</p>"
-    else:
-        table = (
-            "<table><thead><tr><th class='l'>id</th><th class='l'>contrast</th><th>d = second − first</th>"
-            "<th>endpoint</th><th>mean d</th><th>95% CI</th><th>p</th><th>Holm p</th><th>decision</th>"
-            "<th>pairs completed / attempted</th><th class='l'>status</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>"
-        )
-        table += (
-            f"<div class='chart'><h4>Mean paired difference with 95% CI (filled = rejected under Holm)</h4>"
-            f"{_svg.forest_plot(plot_rows, title='E1–E8 contrasts with confidence intervals')}</div>"
-        )
-    notes = [
-        f"{key}: {value}"
-        for key in ("seed", "bootstrap_seed", "alpha", "holm_note", "family_note", "note", "notes")
-        if (value := analysis.get(key)) not in (None, "", [])
-    ]
-    raw = json.dumps(analysis, indent=2, ensure_ascii=False, default=str)
-    return (
-        table
-        + "".join(f"<p class='note'>{esc(n)}</p>" for n in notes)
-        + f"<details><summary>Full analysis JSON</summary><pre>{esc(raw)}</pre></details>"
+    head = (
+        "<tr><th class='l'>id</th><th class='l'>contrast</th><th>d = second − first</th><th>endpoint</th>"
+        "<th>pairs</th><th>mean d</th><th>CI</th>"
+        + ("<th>p (sign-flip)</th><th>Holm p</th><th class='l'>decision</th>" if tests else "")
+        + "<th>completed/attempted</th><th class='l'>status</th></tr>"
     )
+    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>", plot
 
 
+def analysis_section(analysis: Mapping[str, Any]) -> str:
+    """E1–E8 from the JSON of ``sitbench analyze RUN… --json``: table, forest plot, Holm note, secondaries.
+
+    Unknown or missing fields show as "—"; the whole JSON is included below the table so
+    nothing in the analysis is hidden by the rendering.
+    """
+    primary = _entries(_dig(analysis, "experiments", "results", "contrasts"))
+    parts: list[str] = []
+    if primary:
+        table, plot = _contrast_rows(primary, tests=True)
+        parts.append(table)
+        family = analysis.get("family")
+        if isinstance(family, Mapping) and family.get("note"):
+            parts.append(f"<p class='note'><b>Holm family.</b> {esc(family['note'])}</p>")
+        # Token counts (E6) live on another scale than shares; they stay in the table only.
+        shares = [row for row, entry in zip(plot, primary, strict=True) if _dig(entry, "endpoint") != "prompt_tokens"]
+        parts.append(
+            "<div class='chart'><h4>Mean paired difference with its interval (filled = rejected under Holm)</h4>"
+            f"{_svg.forest_plot(shares, title='E1–E8 contrasts with confidence intervals')}"
+            + ("<p class='note'>E6 (prompt tokens) is on another scale: see the table.</p>" if len(shares) < len(plot) else "")
+            + "</div>"
+        )
+    else:
+        parts.append("<p class='note warn'>The analysis file names no experiments; its full content is below.</p>")
+    secondary = _entries(analysis.get("secondary"))
+    if secondary:
+        table, _ = _contrast_rows(secondary, tests=False)
+        parts.append("<h3>Secondary comparisons (descriptive, not in the family)</h3>" + table)
+    notes = analysis.get("notes")
+    if isinstance(notes, Sequence) and not isinstance(notes, str) and notes:
+        parts.append("<ul class='note'>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    settings = [(k, analysis.get(k)) for k in ("seed", "n_resamples", "ci", "alpha", "lineage_rule", "e6_tokenizer")]
+    parts.append(kv([(k, v) for k, v in settings if v is not None]))
+    raw = json.dumps(analysis, indent=2, ensure_ascii=False, default=str)
+    parts.append(f"<details><summary>Full analysis JSON</summary><pre>{esc(raw)}</pre></details>")
+    return "".join(parts)
 
 
 def load_chi_report(path: Path) -> ChiReport:

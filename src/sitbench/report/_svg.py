@@ -276,7 +276,7 @@ def forest_plot(rows: Sequence[IntervalRow], *, title: str, zero: float = 0.0) -
     The axis spans every finite estimate and bound, and always includes ``zero``.
     Filled markers are highlighted rows; hollow markers are the rest.
     """
-    left, right, top, row_h = 190.0, 24.0, 16.0, 24.0
+    left, right, top, row_h = 230.0, 24.0, 16.0, 24.0
     plot_w = 380.0
     values = [zero] + [v for r in rows for v in (r.estimate, r.lower, r.upper) if v is not None and math.isfinite(v)]
     lo, hi = min(values), max(values)

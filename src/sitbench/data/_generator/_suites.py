@@ -159,7 +159,8 @@ def _assemble(suite: str, seed: int, reg: RegistryBuilder, built: list[_BuiltPai
     subjects: set[str] = set()
     for k, bp in enumerate(built, start=1):
         pair_id = f"{ID_PREFIX}PAIR{k:02d}"
-        order = [0, 1] if rng.random() < 0.5 else [1, 0]  # which member becomes "A" is drawn from the seed
+        # Which member becomes "A" is drawn from the seed, once per base pair (all E6 horizons agree).
+        order = [0, 1] if random.Random(derive_seed(seed, bp.split, bp.index, "order")).random() < 0.5 else [1, 0]
         named = {}
         for slot, m in zip("AB", order):
             while (subject := f"{ID_PREFIX}S{rng.getrandbits(32):08x}") in subjects:

@@ -19,8 +19,10 @@ from sitbench.stats._analyze import (
     FamilySummary,
     PairResult,
     RunSource,
+    ScoreRow,
     analyze,
     analyze_runs,
+    load_score_rows,
 )
 from sitbench.stats._bootstrap import (
     BootstrapResult,
@@ -63,10 +65,12 @@ __all__ = [
     "LengthTokens",
     "PairResult",
     "RunSource",
+    "ScoreRow",
     "TokenScaling",
     "analyze",
     "analyze_runs",
     "e6_token_scaling",
+    "load_score_rows",
     "truncate_history",
     "Experiment",
     "FamilyResult",

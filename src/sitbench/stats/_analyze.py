@@ -27,9 +27,11 @@ Rules fixed here (seed §8.1–8.2, SPEC §2.7/§2.9):
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -219,6 +221,103 @@ class AnalysisReport(_Model):
     """Rules applied, in words."""
 
 
+class _Validity(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    valid: bool
+
+
+class ScoreRow(BaseModel):
+    """The fields of a ``scores.jsonl`` line that the analysis reads (the rest is skipped)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)
+
+    trial_id: str
+    """``CONFIG:PROBE_ID``."""
+    config: str
+    """Configuration (A–I or ``G_budget``)."""
+    probe_id: str
+    """Probe id; trials of two configurations are matched on it."""
+    lineage_id: str
+    """Target lineage."""
+    pair_id: str
+    """Collision pair of the lineage."""
+    category: Category
+    """Probe category."""
+    stratum: str | None = None
+    """Probe stratum."""
+    theorem_qualified: bool = False
+    """Member of Q*_disc."""
+    gate_sensitive: bool = False
+    """In the E8 gate-sensitive set."""
+    capability: str
+    """Capability mode of the query."""
+    status: Literal["completed", "dropped"]
+    """Dropped trials are never eligible."""
+    verdict: _Validity | None = None
+    """Target verdict (only ``valid`` is read)."""
+    partner: _Validity | None = None
+    """Partner-contract verdict (only ``valid`` is read)."""
+    prompt_tokens: int = 0
+    """Prompt tokens of the scored turn (E6)."""
+
+
+AnalysisRecord = ScoreRecord | ScoreRow
+"""What :func:`analyze` reads: full score records or the rows :func:`load_score_rows` returns."""
+
+_DUPLICATE = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
+
+
+def load_score_rows(run_dir: Path | str) -> list[ScoreRow]:
+    """Read the analysis fields of ``RUN/scores.jsonl`` with line-numbered errors.
+
+    The same record checks as :func:`sitbench.metrics.load_scores` (a trial twice, a
+    completed trial without its verdict, a completed theorem-qualified trial without its
+    partner verdict), but observations and per-check breakdowns are skipped rather than
+    validated: on a held-out-sized run that is the difference between seconds and tens
+    of seconds. ``analyze_runs(..., full_records=True)`` uses the full loader instead.
+
+    Raises:
+        InputError: the directory or file is missing, or a line is malformed or fails a check;
+            the message names the file and line.
+    """
+    from pydantic import ValidationError
+
+    from sitbench.metrics import SCORES_FILE
+    from sitbench.stores._io import describe_validation_error
+
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise InputError(f"{run}: no such run directory; pass a directory written by `sitbench run`")
+    path = run / SCORES_FILE
+    if not path.is_file():
+        raise InputError(f"{path}: file not found; score the run first with `sitbench score {run}`")
+    rows: list[ScoreRow] = []
+    first_line: dict[tuple[str, str], int] = {}
+    with path.open("rb") as handle, _collection_paused():
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = ScoreRow.model_validate_json(line)
+            except ValidationError as exc:
+                raise InputError(describe_validation_error(f"{path} line {number}", exc)) from None
+            key = (row.config, row.trial_id)
+            if key in first_line:
+                raise InputError(f"{path} line {number}: field 'trial_id': {row.trial_id!r} already on line "
+                                 f"{first_line[key]}; {_DUPLICATE}")
+            if row.status == "completed" and row.verdict is None:
+                raise InputError(f"{path} line {number}: field 'verdict' is null on a completed trial; "
+                                 f"re-score the run with `sitbench rescore {run}`")
+            if row.status == "completed" and row.theorem_qualified and row.partner is None:
+                raise InputError(f"{path} line {number}: field 'partner' is null on a completed theorem-qualified "
+                                 f"trial (LAA needs the partner-contract verdict); re-score the run with "
+                                 f"`sitbench rescore {run}`")
+            first_line[key] = number
+            rows.append(row)
+    return rows
+
+
 @dataclass(frozen=True)
 class _Spec:
     id: str
@@ -228,11 +327,25 @@ class _Spec:
     second: str
 
 
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    # Tens of thousands of nested records make the cyclic collector rescan the growing heap
+    # over and over (about 4x the loading time); nothing built here forms cycles worth
+    # collecting before the call returns.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _natural_key(text: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
-def _selector(experiment: Experiment) -> Callable[[ScoreRecord], bool]:
+def _selector(experiment: Experiment) -> Callable[[AnalysisRecord], bool]:
     """Which score records belong to the experiment's probe subset."""
     category = Category(experiment.probe_category) if experiment.probe_category else None
     capability = experiment.capability
@@ -251,7 +364,7 @@ def _selector(experiment: Experiment) -> Callable[[ScoreRecord], bool]:
     return lambda r: r.category is category
 
 
-def _value(experiment: Experiment, record: ScoreRecord) -> float | None:
+def _value(experiment: Experiment, record: AnalysisRecord) -> float | None:
     """The trial's endpoint value, or ``None`` when the trial is not eligible."""
     if record.status != "completed":
         return None
@@ -272,8 +385,8 @@ def _value(experiment: Experiment, record: ScoreRecord) -> float | None:
     return 1.0 if record.verdict.valid else 0.0
 
 
-def _exclusion(value_first: float | None, value_second: float | None, first: ScoreRecord | None,
-               second: ScoreRecord | None, spec: _Spec) -> str | None:
+def _exclusion(value_first: float | None, value_second: float | None, first: AnalysisRecord | None,
+               second: AnalysisRecord | None, spec: _Spec) -> str | None:
     sides = ((spec.first, first, value_first), (spec.second, second, value_second))
     for config, record, _ in sides:
         if record is None:
@@ -285,6 +398,20 @@ def _exclusion(value_first: float | None, value_second: float | None, first: Sco
         if value is None:
             return f"no prompt-token count in {config}"
     return None
+
+
+def _cell_records(cells: Mapping[tuple[str, str, str | None], list[float]]) -> list[PairRecord]:
+    """One record per (pair, lineage, stratum) cell carrying the cell mean.
+
+    Eq. 40 first averages each cell, so handing the aggregation the cell means gives the
+    same result as handing it every trial — with one record per cell instead of one per
+    trial (a held-out run has about a hundred thousand trial rows across the contrasts).
+    """
+    return [
+        PairRecord(pair_id=pair, lineage_id=lineage, stratum=stratum,
+                   value=math.fsum(values) / len(values) if values else None)
+        for (pair, lineage, stratum), values in cells.items()
+    ]
 
 
 def _pair_values(
@@ -312,7 +439,7 @@ def _pair_values(
 
 def _compute(
     spec: _Spec,
-    by_config: Mapping[str, list[ScoreRecord]],
+    subset: Mapping[str, list[AnalysisRecord]],
     sources: Mapping[str, str],
     *,
     lineage_rule: LineageRule,
@@ -323,10 +450,9 @@ def _compute(
     n_draws: int,
 ) -> ContrastResult:
     experiment = spec.experiment
-    select = _selector(experiment)
     strata = list(experiment.strata) if experiment.strata else None
-    first_rows = [r for r in by_config.get(spec.first, ()) if select(r)]
-    second_rows = [r for r in by_config.get(spec.second, ()) if select(r)]
+    first_rows = subset.get(spec.first, [])
+    second_rows = subset.get(spec.second, [])
     base = {
         "id": spec.id,
         "experiment": experiment.id,
@@ -356,7 +482,7 @@ def _compute(
             matched_trials=matched, excluded_trials=excluded or {},
         )
 
-    missing = [c for c in (spec.first, spec.second) if c not in by_config]
+    missing = [c for c in (spec.first, spec.second) if c not in subset]
     if missing:
         return incomplete(f"no records of configuration {' or '.join(missing)} in the runs given")
     if not first_rows and not second_rows:
@@ -374,8 +500,9 @@ def _compute(
     first_by_probe = {r.probe_id: r for r in first_rows}
     second_by_probe = {r.probe_id: r for r in second_rows}
     probes = list(dict.fromkeys([*first_by_probe, *second_by_probe]))
-    first_pairs: list[PairRecord] = []
-    second_pairs: list[PairRecord] = []
+    # (pair, lineage, stratum) cell → eligible values; a cell with none still marks its presence.
+    first_cells: dict[tuple[str, str, str | None], list[float]] = {}
+    second_cells: dict[tuple[str, str, str | None], list[float]] = {}
     excluded: dict[str, int] = {}
     matched = 0
     lineages: dict[str, set[str]] = {}
@@ -399,12 +526,16 @@ def _compute(
             va = vb = None
         stratum = STRATUM_ALIASES.get(label.stratum or "", label.stratum) if strata is not None else None
         lineages.setdefault(label.pair_id, set()).add(label.lineage_id)
-        first_pairs.append(PairRecord(pair_id=label.pair_id, lineage_id=label.lineage_id, stratum=stratum, value=va))
-        second_pairs.append(PairRecord(pair_id=label.pair_id, lineage_id=label.lineage_id, stratum=stratum, value=vb))
+        cell = (label.pair_id, label.lineage_id, stratum)
+        first_values_in_cell = first_cells.setdefault(cell, [])
+        second_values_in_cell = second_cells.setdefault(cell, [])
+        if va is not None and vb is not None:
+            first_values_in_cell.append(va)
+            second_values_in_cell.append(vb)
 
     counts = {pair: len(members) for pair, members in lineages.items()} if lineage_rule == "present" else None
-    first_values, first_reasons = _pair_values(first_pairs, strata, counts)
-    second_values, _ = _pair_values(second_pairs, strata, counts)
+    first_values, first_reasons = _pair_values(_cell_records(first_cells), strata, counts)
+    second_values, _ = _pair_values(_cell_records(second_cells), strata, counts)
     # Both configurations see the same eligible trials, so a pair is complete in both or in neither.
     order = sorted(lineages, key=_natural_key)
     incomplete_pairs = {pair: first_reasons[pair] for pair in order if pair in first_reasons}
@@ -471,8 +602,8 @@ def _family(primary: list[ContrastResult], alpha: float) -> tuple[list[ContrastR
                                   alpha=alpha, adjusted=adjusted, reject=reject, note=note)
 
 
-def _group(records: Iterable[ScoreRecord], what: str) -> dict[str, list[ScoreRecord]]:
-    by_config: dict[str, list[ScoreRecord]] = {}
+def _group(records: Iterable[AnalysisRecord], what: str) -> dict[str, list[AnalysisRecord]]:
+    by_config: dict[str, list[AnalysisRecord]] = {}
     seen: set[tuple[str, str]] = set()
     for record in records:
         key = (record.config, record.trial_id)
@@ -502,9 +633,9 @@ def _check_options(seed: int, n_resamples: int, ci: float, alpha: float, max_exa
 
 
 def analyze(
-    records: Iterable[ScoreRecord],
+    records: Iterable[AnalysisRecord],
     *,
-    e6_records: Iterable[ScoreRecord] | None = None,
+    e6_records: Iterable[AnalysisRecord] | None = None,
     sources: Mapping[str, str] | None = None,
     e6_sources: Mapping[str, str] | None = None,
     runs: Sequence[RunSource] = (),
@@ -520,7 +651,8 @@ def analyze(
     """Run the confirmatory analysis E1–E8 (and the secondary comparisons) on score records.
 
     Args:
-        records: score records of one model, any configurations A–I (and ``G_budget``).
+        records: score records (or :class:`ScoreRow` rows) of one model, any configurations A–I
+            (and ``G_budget``).
         e6_records: records of a separate token-scaling run (T = 500); when given, E6 and
             its secondary comparisons use only these, and ``records`` feed E1–E5, E7, E8.
         sources: configuration → where its records came from (reported per contrast).
@@ -545,6 +677,28 @@ def analyze(
             verdict, or records of different datasets for the same probe.
     """
     _check_options(seed, n_resamples, ci, alpha, max_exact, lineage_rule)
+    with _collection_paused():
+        return _analyze(records, e6_records, sources, e6_sources, runs, e6_tokenizer, seed=seed,
+                        n_resamples=n_resamples, ci=ci, alpha=alpha, lineage_rule=lineage_rule,
+                        max_exact=max_exact, n_draws=n_draws)
+
+
+def _analyze(
+    records: Iterable[AnalysisRecord],
+    e6_records: Iterable[AnalysisRecord] | None,
+    sources: Mapping[str, str] | None,
+    e6_sources: Mapping[str, str] | None,
+    runs: Sequence[RunSource],
+    e6_tokenizer: str | None,
+    *,
+    seed: int,
+    n_resamples: int,
+    ci: float,
+    alpha: float,
+    lineage_rule: LineageRule,
+    max_exact: int,
+    n_draws: int,
+) -> AnalysisReport:
     main = _group(records, "records")
     token_run = _group(e6_records, "e6_records") if e6_records is not None else None
     main_sources = dict(sources or {c: "records" for c in main})
@@ -558,11 +712,17 @@ def analyze(
         is_e6 = experiment.endpoint == "prompt_tokens"
         data = token_run if is_e6 and token_run is not None else main
         where = token_sources if is_e6 and token_run is not None else main_sources
+        comparisons = [(experiment.first_config, experiment.second_config),
+                       *SECONDARY_COMPARISONS.get(experiment.id, ())]
+        select = _selector(experiment)
+        # The probe subset of each configuration, selected once per experiment.
+        subset = {config: [r for r in data[config] if select(r)]
+                  for config in dict.fromkeys(c for pair in comparisons for c in pair) if config in data}
         spec = _Spec(experiment.id, experiment, "primary", experiment.first_config, experiment.second_config)
-        primary.append(_compute(spec, data, where, **options))  # type: ignore[arg-type]
-        for first, second in SECONDARY_COMPARISONS.get(experiment.id, ()):
+        primary.append(_compute(spec, subset, where, **options))  # type: ignore[arg-type]
+        for first, second in comparisons[1:]:
             spec = _Spec(f"{experiment.id}:{first}-{second}", experiment, "secondary", first, second)
-            secondary.append(_compute(spec, data, where, **options))  # type: ignore[arg-type]
+            secondary.append(_compute(spec, subset, where, **options))  # type: ignore[arg-type]
     primary, family = _family(primary, alpha)
 
     notes = [
@@ -604,16 +764,21 @@ def _tokenizer_of(manifest: RunManifest | None) -> str | None:
 
 
 def _load_group(
-    paths: Sequence[Path], used_for: Literal["all", "E6"]
-) -> tuple[list[ScoreRecord], dict[str, str], list[RunSource], list[tuple[Path, RunManifest]]]:
+    paths: Sequence[Path], used_for: Literal["all", "E6"], full_records: bool
+) -> tuple[list[AnalysisRecord], dict[str, str], list[RunSource], list[tuple[Path, RunManifest]]]:
     from sitbench.metrics import load_scores
 
-    records: list[ScoreRecord] = []
+    records: list[AnalysisRecord] = []
     sources: dict[str, str] = {}
     runs: list[RunSource] = []
     manifests: list[tuple[Path, RunManifest]] = []
     for path in paths:
-        rows = load_scores(path)
+        rows: list[ScoreRecord] | list[ScoreRow]
+        if full_records:
+            with _collection_paused():
+                rows = load_scores(path)
+        else:
+            rows = load_score_rows(path)
         configs = list(dict.fromkeys(r.config for r in rows))
         for config in configs:
             if config in sources:
@@ -638,6 +803,7 @@ def analyze_runs(
     run_dirs: Sequence[Path | str],
     *,
     e6_run: Path | str | None = None,
+    full_records: bool = False,
     **options: object,
 ) -> AnalysisReport:
     """Load scored run directories and run :func:`analyze` on them.
@@ -649,6 +815,9 @@ def analyze_runs(
         run_dirs: scored run directories (``scores.jsonl`` inside).
         e6_run: a scored token-scaling run (configurations D and ``G_budget`` at T = 500)
             that feeds E6 only.
+        full_records: validate every field of every record with the full schema
+            (:func:`sitbench.metrics.load_scores`) instead of reading only the fields the
+            analysis uses (:func:`load_score_rows`; same record checks, much faster).
         **options: passed on to :func:`analyze` (``seed``, ``n_resamples``, ``ci``, ``alpha``,
             ``lineage_rule``, ``max_exact``, ``n_draws``).
 
@@ -658,11 +827,11 @@ def analyze_runs(
     """
     if not run_dirs:
         raise InputError("RUN: give at least one scored run directory")
-    records, sources, runs, manifests = _load_group([Path(p) for p in run_dirs], "all")
+    records, sources, runs, manifests = _load_group([Path(p) for p in run_dirs], "all", full_records)
     e6_records = e6_sources = None
     tokenizer = None
     if e6_run is not None:
-        e6_records, e6_sources, e6_runs, e6_manifests = _load_group([Path(e6_run)], "E6")
+        e6_records, e6_sources, e6_runs, e6_manifests = _load_group([Path(e6_run)], "E6", full_records)
         runs += e6_runs
         manifests += e6_manifests
         tokenizer = _tokenizer_of(e6_manifests[0][1]) if e6_manifests else None

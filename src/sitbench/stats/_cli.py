@@ -223,9 +223,12 @@ def _print_report(report: AnalysisReport) -> None:
               help="both: a pair needs both lineages in a probe subset (the plan); present: a pair counts with "
               "the lineages that have probes of the subset (small fixtures such as the pilot).")
 @click.option("--max-exact", type=int, default=24, show_default=True, help="Largest number of pairs tested exactly.")
+@click.option("--full-records", is_flag=True,
+              help="Validate every field of every score record (slower); by default only the fields the "
+              "analysis reads are parsed, with the same record checks.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: int, ci: float, alpha: float,
-            lineage_rule: str, max_exact: int, as_json: bool) -> None:
+            lineage_rule: str, max_exact: int, full_records: bool, as_json: bool) -> None:
     """Confirmatory analysis E1-E8 of scored RUNS (one model; each configuration from one run).
 
     Per experiment: per-pair differences (second minus first configuration), their
@@ -249,8 +252,8 @@ def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: i
         raise InputError(f"--seed {seed}: must be a non-negative integer")
     if not 0 <= max_exact <= 40:
         raise InputError(f"--max-exact {max_exact}: must lie in 0..40")
-    report = analyze_runs(list(runs), e6_run=e6_run, seed=seed, n_resamples=resamples, ci=ci, alpha=alpha,
-                          lineage_rule=lineage_rule, max_exact=max_exact)
+    report = analyze_runs(list(runs), e6_run=e6_run, full_records=full_records, seed=seed, n_resamples=resamples,
+                          ci=ci, alpha=alpha, lineage_rule=lineage_rule, max_exact=max_exact)
     if as_json:
         click.echo(json.dumps(report.model_dump(mode="json"), indent=2))
     else:

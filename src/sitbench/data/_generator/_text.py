@@ -23,4 +23,8 @@ def tokens(text: str) -> set[str]:
 
 def overlap(a: set[str], b: set[str]) -> int:
     """Number of words of ``a`` that contain, or are contained in, a word of ``b``."""
-    return sum(1 for x in a if any(x in y or y in x for y in b if min(len(x), len(y)) >= 4))
+    if not a or not b:
+        return 0
+    # Words never contain a newline, so "x in joined" is "x is inside some word of b".
+    joined = "\n".join(b)
+    return sum(1 for x in a if x in joined or any(y in x for y in b if len(y) <= len(x)))

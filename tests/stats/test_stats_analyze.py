@@ -19,7 +19,13 @@ from sitbench.cli import main
 from sitbench.errors import InputError
 from sitbench.runs import ScoreRecord
 from sitbench.schema import Category, Observation, Verdict
-from sitbench.stats import CONFIRMATORY_FAMILY, analyze, analyze_runs, get_experiment, holm
+from sitbench.stats import (
+    CONFIRMATORY_FAMILY,
+    analyze,
+    analyze_runs,
+    get_experiment,
+    holm,
+)
 
 N_PAIRS = 20
 TOTAL = 2**N_PAIRS
@@ -85,7 +91,7 @@ def build_suite(*, with_g_budget: bool = True) -> Builder:
     b = Builder()
     for k in range(1, N_PAIRS + 1):
         for member in "AB":
-            def flip(experiment: str, good: object, bad: object) -> tuple[object, object]:
+            def flip(experiment: str, good: object, bad: object, k: int = k) -> tuple[object, object]:
                 # (first, second): the second configuration gets the good pattern unless k is negative.
                 return (bad, good) if k not in NEGATIVE[experiment] else (good, bad)
 
@@ -138,11 +144,11 @@ def sign(experiment: str, k: int) -> float:
 
 
 @pytest.fixture(scope="module")
-def report():  # noqa: ANN201
+def report():
     return analyze(build_suite().records, seed=11)
 
 
-def test_per_pair_differences_and_means(report) -> None:  # noqa: ANN001
+def test_per_pair_differences_and_means(report) -> None:
     by_id = {c.id: c for c in report.experiments}
     assert list(by_id) == list(CONFIRMATORY_FAMILY)
     for eid in CONFIRMATORY_FAMILY:
@@ -165,7 +171,7 @@ def test_per_pair_differences_and_means(report) -> None:  # noqa: ANN001
     assert (e1.first, e1.second) == (1.0, 0.5)
 
 
-def test_exact_p_values_match_the_hand_formula(report) -> None:  # noqa: ANN001
+def test_exact_p_values_match_the_hand_formula(report) -> None:
     for c in report.experiments:
         assert c.signflip is not None and c.signflip.method == "exact"
         assert c.signflip.n_assignments == TOTAL
@@ -173,7 +179,7 @@ def test_exact_p_values_match_the_hand_formula(report) -> None:  # noqa: ANN001
     assert {c.id: c.p for c in report.experiments}["E4"] == 2 * (1 + 20 + 190 + 1140) / TOTAL
 
 
-def test_holm_over_exactly_the_eight(report) -> None:  # noqa: ANN001
+def test_holm_over_exactly_the_eight(report) -> None:
     family = report.family
     assert family.complete and family.missing == {}
     # By hand: raw p × 2^20 = E1 42, E2 2, E3 422, E4 2702, E5 2, E6 2, E7 42, E8 2. Sorted with
@@ -189,7 +195,7 @@ def test_holm_over_exactly_the_eight(report) -> None:  # noqa: ANN001
         assert get_experiment(c.id).favours_hypothesis(c.mean)
 
 
-def test_counts_and_exclusions(report) -> None:  # noqa: ANN001
+def test_counts_and_exclusions(report) -> None:
     by_id = {c.id: c for c in report.experiments}
     e6 = by_id["E6"]
     # E6's subset is every probe (any category); D's E1 probes (2 per lineage) and E3 probes (4 per
@@ -204,7 +210,7 @@ def test_counts_and_exclusions(report) -> None:  # noqa: ANN001
     assert by_id["E1"].sources == {"C": "records", "D": "records"}
 
 
-def test_bootstrap_seed_is_recorded_and_reproducible(report) -> None:  # noqa: ANN001
+def test_bootstrap_seed_is_recorded_and_reproducible(report) -> None:
     again = analyze(build_suite().records, seed=11)
     assert report.seed == 11
     for one, two in zip(report.experiments, again.experiments, strict=True):
@@ -215,7 +221,7 @@ def test_bootstrap_seed_is_recorded_and_reproducible(report) -> None:  # noqa: A
     assert (e2.ci_lower, e2.ci_upper) == (1.0, 1.0)
 
 
-def test_secondary_comparisons_are_descriptive_and_outside_the_family(report) -> None:  # noqa: ANN001
+def test_secondary_comparisons_are_descriptive_and_outside_the_family(report) -> None:
     ids = [c.id for c in report.secondary]
     assert "E1:B-C" in ids and "E6:D-G" in ids
     for c in report.secondary:
@@ -321,8 +327,8 @@ def test_cli_table_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_analyze_runs_refuses_two_models(tmp_path: Path) -> None:
-    from sitbench.runs import RunManifest
     from sitbench.candidates import DecodingConfig
+    from sitbench.runs import RunManifest
 
     records = build_suite().records
     runs = []
@@ -335,3 +341,32 @@ def test_analyze_runs_refuses_two_models(tmp_path: Path) -> None:
         runs.append(run)
     with pytest.raises(InputError, match="candidate.spec"):
         analyze_runs(runs)
+
+
+def test_fast_reader_matches_the_full_loader(tmp_path: Path) -> None:
+    run = _write_run(tmp_path / "run", build_suite().records)
+    fast = analyze_runs([run], seed=2, n_resamples=200)
+    full = analyze_runs([run], seed=2, n_resamples=200, full_records=True)
+    assert fast == full
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragment"),
+    [
+        (lambda lines: [*lines, lines[0]], "line 2: field 'trial_id'"),
+        (lambda lines: [lines[0].replace('"verdict":{', '"verdict":null,"x":{')], "line 1: field 'verdict' is null"),
+        (lambda lines: [lines[0].replace('"partner":{', '"partner":null,"x":{')], "line 1: field 'partner' is null"),
+        (lambda lines: [lines[0].replace('"category":"A"', '"category":"Z"')], "line 1: category"),
+        (lambda lines: ["{not json"], "line 1"),
+    ],
+)
+def test_fast_reader_errors_name_file_and_line(tmp_path: Path, edit, fragment: str) -> None:
+    from sitbench.stats import load_score_rows
+
+    first = build_suite().records[0]  # a completed theorem-qualified trial
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "scores.jsonl").write_text("\n".join(edit([first.model_dump_json()])) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="scores.jsonl") as error:
+        load_score_rows(run)
+    assert fragment in str(error.value)

@@ -54,7 +54,7 @@ def test_tokenizer_is_offline_wordpiece_without_truncation() -> None:
     assert counter.describe()["sha256"] == counter.sha256 and len(counter.sha256) == 64
 
 
-def test_ample_budget_is_exactly_configuration_g(pilot) -> None:  # noqa: ANN001
+def test_ample_budget_is_exactly_configuration_g(pilot) -> None:
     subjects, queries = pilot
     for query in queries:
         subject = subjects[query.subject]
@@ -68,7 +68,7 @@ def test_ample_budget_is_exactly_configuration_g(pilot) -> None:  # noqa: ANN001
         assert budgeted.build.view["config"] == BUDGETED_G
 
 
-def test_binding_budget_drops_oldest_memories_first_and_keeps_the_most(pilot) -> None:  # noqa: ANN001
+def test_binding_budget_drops_oldest_memories_first_and_keeps_the_most(pilot) -> None:
     subjects, queries = pilot
     query = queries[0]
     subject = subjects[query.subject]
@@ -90,7 +90,7 @@ def test_binding_budget_drops_oldest_memories_first_and_keeps_the_most(pilot) ->
     assert build_budgeted_prompt(subject, query, last(query), BuildContext(), budget=budget).record == record
 
 
-def test_structured_pointers_go_after_every_memory(pilot) -> None:  # noqa: ANN001
+def test_structured_pointers_go_after_every_memory(pilot) -> None:
     subjects, queries = pilot
     query = queries[0]
     subject = subjects[query.subject]
@@ -104,7 +104,7 @@ def test_structured_pointers_go_after_every_memory(pilot) -> None:  # noqa: ANN0
     assert [order[s] for s in sections] == sorted(order[s] for s in sections)
 
 
-def test_frame_over_budget_drops_everything_but_never_the_envelope(pilot) -> None:  # noqa: ANN001
+def test_frame_over_budget_drops_everything_but_never_the_envelope(pilot) -> None:
     subjects, queries = pilot
     query = queries[0]
     result = build_budgeted_prompt(subjects[query.subject], query, last(query), BuildContext(), budget=50)
@@ -116,7 +116,7 @@ def test_frame_over_budget_drops_everything_but_never_the_envelope(pilot) -> Non
         build_budgeted_prompt(subjects[query.subject], query, last(query), BuildContext(), budget=0)
 
 
-def test_truncate_history_cuts_records_and_later_state(pilot) -> None:  # noqa: ANN001
+def test_truncate_history_cuts_records_and_later_state(pilot) -> None:
     subjects, _ = pilot
     subject = next(s for s in subjects.values() if s.beliefs)
     cut = truncate_history(subject, 3)
@@ -130,7 +130,7 @@ def test_truncate_history_cuts_records_and_later_state(pilot) -> None:  # noqa: 
         truncate_history(subject, 500)
 
 
-def test_token_scaling_d_grows_and_budgeted_g_stays_under_b(pilot) -> None:  # noqa: ANN001
+def test_token_scaling_d_grows_and_budgeted_g_stays_under_b(pilot) -> None:
     subjects, queries = pilot
     long = {key: longer(subject, 60) for key, subject in subjects.items()}
     chosen = [next(q for q in queries if q.subject == key) for key in sorted(long)]
@@ -158,7 +158,7 @@ def test_token_scaling_d_grows_and_budgeted_g_stays_under_b(pilot) -> None:  # n
     assert rows[250].d_tokens[0] == count_prompt_tokens(d.messages)
 
 
-def test_token_scaling_input_errors(pilot) -> None:  # noqa: ANN001
+def test_token_scaling_input_errors(pilot) -> None:
     subjects, queries = pilot
     with pytest.raises(InputError, match="fewer than T = 50"):
         e6_token_scaling(subjects, queries[:1])

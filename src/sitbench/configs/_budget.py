@@ -42,8 +42,17 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.candidates import Message
-from sitbench.configs._builders import BuildContext, PromptBuild, _record_line, build_prompt
-from sitbench.configs._embedder import _TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _package_file
+from sitbench.configs._builders import (
+    BuildContext,
+    PromptBuild,
+    _record_line,
+    build_prompt,
+)
+from sitbench.configs._embedder import (
+    _TOKENIZER_PACKAGE,
+    _TOKENIZER_PARTS,
+    _package_file,
+)
 from sitbench.errors import InputError
 from sitbench.schema import Query, SubjectEvidence
 

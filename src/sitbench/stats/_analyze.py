@@ -43,7 +43,12 @@ from sitbench.runs import RunManifest, ScoreRecord
 from sitbench.schema import Category
 from sitbench.stats._aggregate import PairRecord, pair_balanced
 from sitbench.stats._bootstrap import BootstrapResult, bootstrap_mean
-from sitbench.stats._experiments import CONFIRMATORY_FAMILY, EXPERIMENTS, Experiment, holm_family
+from sitbench.stats._experiments import (
+    CONFIRMATORY_FAMILY,
+    EXPERIMENTS,
+    Experiment,
+    holm_family,
+)
 from sitbench.stats._holm import check_alpha
 from sitbench.stats._signflip import MAX_EXACT_LIMIT, SignFlipResult, sign_flip_test
 
@@ -726,11 +731,11 @@ def _analyze(
     primary, family = _family(primary, alpha)
 
     notes = [
-        "d_k = second configuration's pair-level endpoint minus the first's; p is the two-sided exact "
-        "sign-flip test of |mean d| (Monte Carlo above max_exact pairs, with the recorded seed).",
+        ("d_k = second configuration's pair-level endpoint minus the first's; p is the two-sided exact "
+         "sign-flip test of |mean d| (Monte Carlo above max_exact pairs, with the recorded seed)."),
         "Matched eligible trials: a probe dropped or missing in either configuration is left out of both.",
-        "Pair-balanced (Eq. 40): strata weighted equally within each lineage, then lineages, then pairs; a pair "
-        "missing a required lineage or stratum is incomplete for that contrast, never reweighted.",
+        ("Pair-balanced (Eq. 40): strata weighted equally within each lineage, then lineages, then pairs; a pair "
+         "missing a required lineage or stratum is incomplete for that contrast, never reweighted."),
         f"Intervals: {ci:.0%} percentile cluster bootstrap over pair ids, {n_resamples} resamples, seed {seed}.",
         family.note,
         "Secondary comparisons are descriptive (effect and interval, no p-value) and are not in the family.",

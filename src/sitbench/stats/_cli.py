@@ -12,7 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from sitbench.errors import InputError
-from sitbench.stats._analyze import DEFAULT_SEED, AnalysisReport, ContrastResult, analyze_runs
+from sitbench.stats._analyze import (
+    DEFAULT_SEED,
+    AnalysisReport,
+    ContrastResult,
+    analyze_runs,
+)
 from sitbench.stats._bootstrap import bootstrap_mean
 from sitbench.stats._experiments import EXPERIMENTS
 from sitbench.stats._holm import holm

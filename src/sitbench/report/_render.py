@@ -278,7 +278,7 @@ def _charts(run: LoadedRun) -> str:
         "<div class='charts'>"
         f"<div class='chart'><h4>Validity: configuration × category</h4>{heat}</div>"
         f"<div class='chart'><h4>LAA vs the 0.5 bound</h4>{laa}"
-        "<p class='note'>Above the dashed line is out of reach of any profile-only policy.</p></div>"
+        "<p class='note'>Theorem 1: no profile-only policy exceeds the dashed line in expectation.</p></div>"
         f"<div class='chart'><h4>Diagnostics FMR / TL / UEL (lower is better)</h4>{diag}</div>"
         "</div>"
     )

@@ -179,6 +179,7 @@ def load_chi_report(path: Path) -> ChiReport:
 
 
 def chi_section(report: ChiReport) -> str:
+    """Evidence label, EIMC curves per checkpoint, the CHIS series and the report's limitations."""
     parts = [f"<p class='banner'>{esc(report.label)}</p>"]
     parts.append(
         kv(
@@ -293,6 +294,7 @@ def load_res_summary(path: Path) -> ResScore:
 
 
 def res_section(score: ResScore) -> str:
+    """Per-model accuracy by condition, triplet counts, classification, role rival and the claim ceiling."""
     n = score.n_scenarios
     head = (
         "<tr><th class='l'>model</th>"

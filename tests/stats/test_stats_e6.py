@@ -8,6 +8,7 @@ the queries and G shows it.
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -166,3 +167,19 @@ def test_token_scaling_input_errors(pilot) -> None:
         e6_token_scaling({}, queries[:1], lengths=(5,))
     with pytest.raises(InputError, match="queries"):
         e6_token_scaling(subjects, [], lengths=(5,))
+
+
+def test_tokens_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from sitbench.cli import main
+    from sitbench.data import write_dataset
+
+    write_dataset(pilot_content(), tmp_path / "pilot")
+    assert main(["stats", "tokens", str(tmp_path / "pilot"), "--lengths", "9,5", "--budget", "500", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [row["history_length"] for row in data["lengths"]] == [5, 9]
+    assert data["budget"] == 500 and data["tokenizer"].startswith(TOKENIZER_NAME)
+    assert all(row["max_g_budget"] <= 500 and row["n_queries"] == 22 for row in data["lengths"])
+    assert main(["stats", "tokens", str(tmp_path / "pilot"), "--lengths", "50"]) == 2
+    assert "fewer than T = 50" in capsys.readouterr().err

@@ -263,3 +263,42 @@ def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: i
         click.echo(json.dumps(report.model_dump(mode="json"), indent=2))
     else:
         _print_report(report)
+
+
+@stats.command("tokens")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--lengths", default="50,100,250,500", show_default=True,
+              help="History lengths T (events), comma-separated; each at most the shortest history.")
+@click.option("--budget", type=int, default=4096, show_default=True, help="Token budget B of configuration G_budget.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def tokens(dataset: Path, lengths: str, budget: int, as_json: bool) -> None:
+    """E6 token scaling: prompt tokens of D vs budgeted G on DATASET's histories cut to T events.
+
+    Reads only the candidate-visible store. Every query's scored turn is built under D and
+    G_budget on the first T records of its subject's chronicle and counted with the offline
+    WordPiece tokenizer (named in the output). Timings are reported apart from the counts.
+    """
+    from sitbench.stats._e6 import e6_token_scaling
+    from sitbench.stores import load_visible
+
+    values = _parse_floats("--lengths", lengths)
+    if any(v < 1 or v != int(v) for v in values):
+        raise InputError(f"--lengths {lengths!r}: history lengths must be positive whole numbers, e.g. 50,100")
+    if budget < 1:
+        raise InputError(f"--budget {budget}: must be a positive number of tokens, e.g. 4096")
+    if not dataset.is_dir():
+        raise InputError(f"{dataset}: no such dataset directory; build one with `sitbench generate`")
+    store = load_visible(dataset)
+    result = e6_token_scaling(store.subjects, list(store.queries.values()), [int(v) for v in values], budget=budget)
+    if as_json:
+        click.echo(json.dumps(result.model_dump(mode="json"), indent=2))
+        return
+    table = Table(title=f"E6 prompt tokens, D vs G_budget (B = {result.budget}); {result.tokenizer}")
+    for column in ("T", "queries", "mean D", "mean G_budget", "mean G (no budget)", "max G_budget",
+                   "items dropped", "projection ms", "truncation ms"):
+        table.add_column(column, justify="right")
+    for row in result.lengths:
+        table.add_row(str(row.history_length), str(row.n_queries), f"{row.mean_d:.1f}", f"{row.mean_g_budget:.1f}",
+                      f"{row.mean_g:.1f}", str(row.max_g_budget), f"{row.mean_dropped:.1f}",
+                      f"{row.timing.g_projection_ms:.2f}", f"{row.timing.g_truncation_ms:.2f}")
+    Console().print(table)

@@ -68,6 +68,7 @@ def stats() -> None:
       sitbench stats holm --p 0.01,0.04,0.03,0.2 --alpha 0.05
       sitbench stats bootstrap --diffs 0.2,0.1,-0.05,0.3 --seed 7
       sitbench stats experiments
+      sitbench stats tokens data/e6 --lengths 50,100,250,500
     """
 
 

@@ -134,7 +134,8 @@ function apply(){
 function fromHash(){
   var h=location.hash.replace(/^#/,'');if(!h){return;}
   h.split('&').forEach(function(p){var kv=p.split('=');
-    ids.forEach(function(i){if(keys[i]===kv[0]){el[i].value=decodeURIComponent(kv[1]||'');}});});
+    var v;try{v=decodeURIComponent(kv[1]||'');}catch(e){v='';}
+    ids.forEach(function(i){if(keys[i]===kv[0]){el[i].value=v;}});});
 }
 var timer=null;
 el['q'].addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(apply,120);});

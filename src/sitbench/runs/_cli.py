@@ -260,4 +260,10 @@ def demo(out_dir: Path | None) -> None:
         score_run(run_dir)
         title = f"{model}" + (" with perfect evidence handlers (D–H)" if handler == "perfect" else "")
         console.print(render_table(compute_metrics(load_scores(run_dir)), title=title))
+    from sitbench.report import write_report
+    from sitbench.stats import analyze_runs
+
+    analysis = analyze_runs([root / "run-oracle"]).model_dump(mode="json")
+    report = write_report([root / f"run-{name}" for name, _, _ in runs], root / "report.html", analysis=analysis)
     console.print(f"dataset and runs in {root} ({time.perf_counter() - started:.1f}s)")
+    console.print(f"report: {report}")

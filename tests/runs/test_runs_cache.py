@@ -11,9 +11,21 @@ from typing import Any
 
 import pytest
 
-from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message, get_candidate
+from sitbench.candidates import (
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+    Message,
+    get_candidate,
+)
 from sitbench.cli import main
-from sitbench.runs import CachedCandidate, ResponseCache, RunOptions, Runner, request_key
+from sitbench.runs import (
+    CachedCandidate,
+    ResponseCache,
+    Runner,
+    RunOptions,
+    request_key,
+)
 from sitbench.runs._store import RunStore
 
 MESSAGES = [Message(role="system", content="be brief"), Message(role="user", content="where did you sail?")]

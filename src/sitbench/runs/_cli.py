@@ -18,8 +18,14 @@ def _quiet() -> bool:
     return os.environ.get("CI") == "true" or not sys.stderr.isatty()
 
 
-def _progress(total: int, label: str):  # noqa: ANN202
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _progress(total: int, label: str):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     disable=_quiet(), transient=True)
@@ -37,7 +43,14 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     """
     from sitbench.candidates import DecodingConfig, get_candidate
     from sitbench.runs._cache import CACHE_FILE, ResponseCache
-    from sitbench.runs._runner import RunOptions, Runner, default_cache_dir, parse_configs, parse_shard, trial_ids
+    from sitbench.runs._runner import (
+        Runner,
+        RunOptions,
+        default_cache_dir,
+        parse_configs,
+        parse_shard,
+        trial_ids,
+    )
     from sitbench.runs._store import RunStore
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
@@ -188,7 +201,7 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
                    f"sitbench run DATASET --out {out} --resume (same --model and --config)", err=True)
 
 
-def _open_cache(cache_path: Path | None):  # noqa: ANN202
+def _open_cache(cache_path: Path | None):
     from sitbench.runs._cache import CACHE_FILE, ResponseCache
     from sitbench.runs._runner import default_cache_dir
 

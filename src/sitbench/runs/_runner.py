@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import fcntl
 import os
 import subprocess
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from sitbench._version import __version__
-from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig
-from sitbench.configs import CONFIGS, SESSION_RESET_POLICY, BuildContext, ChronicleRetriever, build_prompt, templates_sha256
+from sitbench.candidates import (
+    Candidate,
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+)
+from sitbench.configs import (
+    CONFIGS,
+    SESSION_RESET_POLICY,
+    BuildContext,
+    ChronicleRetriever,
+    build_prompt,
+    templates_sha256,
+)
 from sitbench.errors import InputError
 from sitbench.lineage._checks import LoadedDataset, load_dataset, run_checks
 from sitbench.runs._audit import IsolationAudit
@@ -71,7 +84,7 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 def _git_commit() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
-                             text=True, timeout=5)
+                             check=False, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
@@ -197,7 +210,7 @@ class Runner:
             return await self._run(resume)
 
     async def _run(self, resume: bool) -> RunManifest:
-        started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         existing = None
         if (self.store.root / "manifest.json").exists():
             if not resume:
@@ -230,7 +243,7 @@ class Runner:
         if [t.trial_id for t in canonical] != [t.trial_id for t in trials]:
             write_jsonl(self.store.responses_path, canonical)
         manifest = manifest.model_copy(update={
-            "finished_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             **summarize_trials(canonical)})
         self.store.write_manifest(manifest)
         return manifest
@@ -249,25 +262,19 @@ def summarize_trials(trials: list[TrialRecord]) -> dict[str, object]:
             "system_fingerprints": sorted({r.system_fingerprint for r in responses if r.system_fingerprint})}
 
 
-class _run_lock:  # noqa: N801 - used as a context manager
-    """Exclusive advisory lock on ``RUN/.lock``; released by the kernel if the process dies."""
-
-    def __init__(self, root: Path) -> None:
-        self.path = root / ".lock"
-        self.fd = -1
-
-    def __enter__(self) -> None:
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+@contextlib.contextmanager
+def _run_lock(root: Path) -> Iterator[None]:
+    """Exclusive advisory lock on ``RUN/.lock``; the kernel releases it if the process dies."""
+    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            os.close(self.fd)
-            raise InputError(f"{self.path.parent}: another sitbench process is writing this run; wait for it "
+            raise InputError(f"{root}: another sitbench process is writing this run; wait for it "
                              "or choose another --out") from None
-
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _envelope_text(query: Query, index: int) -> str:

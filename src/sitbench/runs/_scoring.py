@@ -5,11 +5,18 @@ from __future__ import annotations
 from sitbench.lineage import situated_state
 from sitbench.lineage._checks import LoadedDataset
 from sitbench.runs._records import ScoreRecord, TrialRecord
-from sitbench.schema import PERSONAL_PROVENANCES, Category, Lineage, Observation, Probe, Registry
+from sitbench.schema import (
+    PERSONAL_PROVENANCES,
+    Category,
+    Lineage,
+    Observation,
+    Probe,
+    Registry,
+)
 from sitbench.verify import Judge
 
 
-def _acquired_after(lineage: Lineage, registry: Registry, tau) -> set[str]:  # noqa: ANN001
+def _acquired_after(lineage: Lineage, registry: Registry, tau) -> set[str]:
     """Props (and their equivalence classes' members) first established after τ."""
     props = registry.by_id()
     before = {s.prop_id for e in lineage.events if e.t <= tau for s in e.asserts if s.polarity}

@@ -24,7 +24,7 @@ class RunStore:
     def responses_path(self) -> Path:
         return self.root / RESPONSES
 
-    def require(self) -> "RunStore":
+    def require(self) -> RunStore:
         """Fail with a clear message when the directory is not a run."""
         if not (self.root / MANIFEST).is_file():
             raise InputError(f"{self.root}: not a run directory (no {MANIFEST}); create one with `sitbench run`")

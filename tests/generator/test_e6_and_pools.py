@@ -87,6 +87,20 @@ def test_everyday_and_template_text_mentions_no_surface_form() -> None:
             assert not re.search(pattern, text.lower()), (text, form)
 
 
+def test_field_phrases_and_nicknames_mention_no_other_surface_form() -> None:
+    forms = _forms()
+    for o in V.OCCUPATIONS:
+        for fld in o.fields:
+            for form, owner in forms.items():
+                if owner == f"field {fld.value}":
+                    continue
+                pattern = r"(?<![\w])" + re.escape(form) + r"(?:s|es|ed|ing|ers?)?(?![\w])"
+                assert not re.search(pattern, fld.phrase.lower()), (fld.phrase, form)
+    words = {w.lower() for w in V.NICKNAME_HEADS + V.NICKNAME_TAILS}
+    assert not words & set(forms)
+    assert not {w.lower() for w in V.EMPLOYER_STEMS} & set(forms)
+
+
 def test_topic_questions_carry_their_world_fact_cues() -> None:
     for t in V.TOPICS:
         assert any(f in t.how.lower() for f in t.world_forms), t.topic

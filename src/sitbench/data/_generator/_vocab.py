@@ -72,7 +72,7 @@ PROJECT_OBJECTS = _split(
     "harbour ferry schedule; compost monitoring kit; community radio playlist; orchard pruning calendar; "
     "allotment watering system; lantern parade route; beach cleanup tracker; cargo bike booking form")
 NICKNAME_HEADS = _split(
-    "Copper; Juniper; Saffron; Cobalt; Marble; Velvet; Amber; Indigo; Granite; Coral; Hazel; Russet; "
+    "Copper; Juniper; Saffron; Cobalt; Marble; Velvet; Amber; Indigo; Granite; Cerise; Hazel; Russet; "
     "Ivory; Slate; Tawny; Umber; Onyx; Sable; Topaz; Jasper")
 NICKNAME_TAILS = _split(
     "Heron; Kestrel; Bluefin; Otter; Lynx; Puffin; Marten; Plover; Ibis; Wren; Stoat; Curlew; Badger; "
@@ -166,7 +166,7 @@ OCCUPATIONS: tuple[Occupation, ...] = (
                ("Design", "Studio", "Creative", "Graphics"), _fields(
                    "typography | typography, typeface | typeface families; packaging design | packaging | packaging "
                    "for tea brands; wayfinding | wayfinding, signage | airport signage; book covers | book cover | "
-                   "book covers for a publisher; brand identity | branding | branding for small museums")),
+                   "book covers for a publisher; brand identity | branding | branding for small galleries")),
     Occupation("marine biology student", "marine biologist", "senior marine researcher", "BSc in Marine Biology",
                ("Institute", "Marine Lab", "Ocean Trust", "Research"), _fields(
                    "coral reefs | coral | coral reef surveys; kelp forests | kelp | kelp forest restoration; whale "

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from sitbench.lineage._projection import profile_at, profile_sha256, serialize_profile, situated_state
+from sitbench.lineage._projection import (
+    SituatedState,
+    profile_at,
+    profile_sha256,
+    serialize_profile,
+    situated_state,
+)
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Act,
@@ -433,6 +439,7 @@ def inv9_satisfiable(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     props = ds.hidden.registry.by_id()
     ids = set(props)
+    states: dict[tuple[str, object], SituatedState] = {}
     for probe in ds.hidden.probes.values():
         lineage = _lineage_for_probe(ds, probe)
         if lineage is None:
@@ -440,7 +447,10 @@ def inv9_satisfiable(ds: LoadedDataset) -> tuple[list[str], str]:
         for problem in satisfiability_problems(probe.contract, lineage, ids):
             p.add(_probe_where(ds, probe), f"contract: {problem}")
         # A required personal claim must be supported by the lineage at τ (or, negated, not contradicted).
-        state = situated_state(lineage, probe.contract.temporal_cutoff)
+        key = (lineage.lineage_id, probe.contract.temporal_cutoff)
+        if key not in states:
+            states[key] = situated_state(lineage, probe.contract.temporal_cutoff)
+        state = states[key]
         for i, claim in enumerate(probe.contract.required_claims):
             prop = props.get(claim.prop_id)
             if prop is None or prop.world_fact:
@@ -517,11 +527,25 @@ def _visible_texts(ds: LoadedDataset) -> Iterable[tuple[str, str]]:
         yield _query_line(ds, key), json.dumps(data, ensure_ascii=False)
 
 
-def _token_pattern(tokens: Iterable[str]) -> re.Pattern[str] | None:
-    tokens = sorted({t for t in tokens if t}, key=len, reverse=True)
-    if not tokens:
+class TokenSet:
+    """Whole-token lookup: finds the first ``[\\w-]+`` token of a text that is in the set.
+
+    Linear in the text whatever the number of tokens (a regex alternation of tens of
+    thousands of ids is not)."""
+
+    _SPLIT = re.compile(r"[\w-]+")
+
+    def __init__(self, tokens: Iterable[str]) -> None:
+        self.tokens = frozenset(t for t in tokens if t)
+
+    def find(self, text: str) -> str | None:
+        """The first token of ``text`` that is in the set, or None."""
+        if not self.tokens:
+            return None
+        for m in self._SPLIT.finditer(text):
+            if m.group(0) in self.tokens:
+                return m.group(0)
         return None
-    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in tokens) + r")(?![\w-])")
 
 
 def isolation_tokens(ds: LoadedDataset) -> list[str]:
@@ -535,10 +559,10 @@ def isolation_tokens(ds: LoadedDataset) -> list[str]:
 @_check("inv11", "lineage payload isolation")
 def inv11_isolation(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
-    pattern = _token_pattern(isolation_tokens(ds))
+    ids = TokenSet(isolation_tokens(ds))
     for where, text in _visible_texts(ds):
-        if pattern and (m := pattern.search(text)):
-            p.add(where, f"candidate-visible content contains the internal identifier {m.group(1)!r}")
+        if found := ids.find(text):
+            p.add(where, f"candidate-visible content contains the internal identifier {found!r}")
     # Partner records: no subject's evidence may carry its partner's private chronicle.
     for pair in ds.pairs.values():
         a, b = (ds.hidden.lineages.get(m) for m in pair.members)
@@ -565,26 +589,26 @@ def inv11_isolation(ds: LoadedDataset) -> tuple[list[str], str]:
 CONTRACT_FIELD_TOKENS = [
     "required_acts", "forbidden_acts", "required_claims", "prohibited_claims", "temporal_cutoff",
     "disclosure_tier", "theorem_qualified", "partner_probe_id", "gate_sensitive", "SValid", "v_T", "v_P",
-    "IC_wrong", "IC_none", "expected_act", "gold", "contract",
+    "IC_wrong", "IC_none", "expected_act", "expected_acts", "gold_label", "verifier_label",
 ]
 
 
 @_check("inv12", "contract field isolation")
 def inv12_contract_fields(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
-    field_pattern = _token_pattern(CONTRACT_FIELD_TOKENS)
+    fields = TokenSet(CONTRACT_FIELD_TOKENS)
     act_pattern = re.compile(r"(?<![\w-])(" + "|".join(a.value for a in Act) + r")(?![\w-])")
     for key, query in ds.visible.queries.items():
         where = _query_line(ds, key)
         for i, turn in enumerate(query.turns):
             for text in (turn.utterance, query.interlocutor.description, query.state_write or ""):
-                if field_pattern and (m := field_pattern.search(text)):
-                    p.add(where, f"turns[{i}] envelope contains the verifier field {m.group(1)!r}")
+                if found := fields.find(text):
+                    p.add(where, f"turns[{i}] envelope contains the verifier field {found!r}")
                 if m := act_pattern.search(text):
                     p.add(where, f"turns[{i}] envelope contains the act label {m.group(1)!r}")
     for where, text in _visible_texts(ds):
-        if where.startswith(SUBJECTS_DIR) and field_pattern and (m := field_pattern.search(text)):
-            p.add(where, f"evidence contains the verifier field {m.group(1)!r}")
+        if where.startswith(SUBJECTS_DIR) and (found := fields.find(text)):
+            p.add(where, f"evidence contains the verifier field {found!r}")
     return p.items, "envelopes and evidence carry no acts, contract claim lists or verifier labels"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from sitbench.candidates import Message
@@ -10,7 +9,7 @@ from sitbench.errors import SitbenchError
 from sitbench.lineage._checks import (
     CONTRACT_FIELD_TOKENS,
     LoadedDataset,
-    _token_pattern,
+    TokenSet,
     isolation_tokens,
 )
 
@@ -25,8 +24,8 @@ class IsolationError(SitbenchError):
 class IsolationAudit:
     """Compiled patterns for one dataset."""
 
-    id_pattern: re.Pattern[str] | None
-    field_pattern: re.Pattern[str] | None
+    ids: TokenSet
+    fields: TokenSet
     partner_only: dict[str, list[str]]
     """Subject → texts of the partner's records that the subject does not share."""
 
@@ -38,7 +37,7 @@ class IsolationAudit:
             for own, other in ((a, b), (b, a)):
                 own_texts = {e.text for e in own.events}
                 partner_only[own.subject] = [e.text for e in other.events if e.text not in own_texts]
-        return cls(_token_pattern(isolation_tokens(ds)), _token_pattern(CONTRACT_FIELD_TOKENS), partner_only)
+        return cls(TokenSet(isolation_tokens(ds)), TokenSet(CONTRACT_FIELD_TOKENS), partner_only)
 
     def check(self, trial_id: str, subject: str, messages: list[Message]) -> None:
         """Raise :class:`IsolationError` naming the trial, message and offending token."""
@@ -48,10 +47,10 @@ class IsolationAudit:
                 # not harness payload, and ordinary words ("gold", "contract") are not leaks.
                 continue
             text = message.content
-            for label, pattern in (("internal identifier", self.id_pattern), ("contract field", self.field_pattern)):
-                if pattern is not None and (m := pattern.search(text)):
+            for label, tokens in (("internal identifier", self.ids), ("contract field", self.fields)):
+                if found := tokens.find(text):
                     raise IsolationError(f"isolation audit: trial {trial_id} message {n} contains the {label} "
-                                         f"{m.group(1)!r}; the run is stopped (fix the template or the dataset)")
+                                         f"{found!r}; the run is stopped (fix the template or the dataset)")
             for record in self.partner_only.get(subject, []):
                 if record in text:
                     raise IsolationError(f"isolation audit: trial {trial_id} message {n} contains a partner "

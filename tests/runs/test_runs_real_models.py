@@ -57,8 +57,8 @@ def _check_complete_run(run: Path, model_sent: str, provider: str) -> RunManifes
     assert sorted(metrics) == CONFIGS
     for config in CONFIGS:
         counts = metrics[config].counts
-        assert sum(counts[c]["attempted"] for c in "ABCDEFGH") == 22
-        assert sum(counts[c]["completed"] for c in "ABCDEFGH") == 22
+        assert sum(counts[c].attempted for c in "ABCDEFGH") == 22
+        assert sum(counts[c].completed for c in "ABCDEFGH") == 22
     return manifest
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HAVE_SERVER, reason=SKIP_
 
 CONFIGS = list("ABCDEFGHI")
 MAX_TOKENS = 16
+# llama.cpp defaults to half the cores; the model is small and the harness is idle while it runs.
+THREADS = os.cpu_count() or 1
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +41,9 @@ def smollm2_url() -> Iterator[str]:
     from sitbench.candidates import serve_local_model
     from sitbench.candidates.llamacpp import find_shipped_gguf
 
-    with serve_local_model(find_shipped_gguf("smollm2")[0], n_ctx=4096, alias="smollm2") as base_url:
+    # --cache keeps prompt states in RAM: trials of one configuration share long prefixes.
+    extra = ["--n_threads", str(THREADS), "--cache", "true"]
+    with serve_local_model(find_shipped_gguf("smollm2")[0], n_ctx=4096, alias="smollm2", extra_args=extra) as base_url:
         yield base_url
 
 
@@ -74,9 +79,12 @@ def test_pilot_all_configurations_through_llama_server(smollm2_url: str, pilot: 
 
 @pytest.mark.skipif(not HAVE_LOCAL, reason=SKIP_REASON)
 def test_pilot_all_configurations_in_process(pilot: Path, tmp_path: Path) -> None:
+    from sitbench.runs._cli import execute_run
+
     run = tmp_path / "local"
-    assert main(["run", str(pilot), "--config", "all", "--model", "local/smollm2",
-                 "--max-tokens", str(MAX_TOKENS), "--max-connections", "2", "--out", str(run)]) == 0
+    attempted, completed = execute_run(pilot, "local/smollm2", run, "all", max_connections=2, max_tokens=MAX_TOKENS,
+                                       model_options={"n_threads": THREADS, "n_ctx": 4096})
+    assert (attempted, completed) == (198, 198)
     manifest = _check_complete_run(run, "SmolLM2-135M-Instruct.Q4_1.gguf", "llama.cpp")
     assert len(manifest.candidate["gguf_sha256"]) == 64
 

@@ -201,9 +201,10 @@ class Runner:
         """Run every trial not yet in responses.jsonl; returns the final manifest.
 
         Holds an exclusive lock on the run directory while it runs (a second
-        writer is refused; a killed process releases it). When every trial is
-        present, responses.jsonl is rewritten atomically in canonical trial
-        order, so a resumed run ends with the same file as an uninterrupted one.
+        writer is refused; a killed process releases it). At the end,
+        responses.jsonl is rewritten atomically in canonical trial order (when
+        arrival order differed), so a resumed run ends with the same file as an
+        uninterrupted one.
         """
         self.store.root.mkdir(parents=True, exist_ok=True)
         with _run_lock(self.store.root):

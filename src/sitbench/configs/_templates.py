@@ -69,6 +69,7 @@ SESSION_RESET_POLICY: dict[str, str] = {
     "H": "structured state persists; the earlier session is written to it as a session memory (declared state-write)",
     "I": "the oracle selects from the projection, which includes the earlier session's record",
 }
+SESSION_RESET_POLICY["G_budget"] = SESSION_RESET_POLICY["G"] + ", within the token budget"
 
 
 def templates_sha256() -> str:

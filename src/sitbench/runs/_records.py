@@ -49,9 +49,11 @@ class TrialRecord(_Record):
     drop_reason: str | None = None
     """Why the trial was dropped."""
     prompt_tokens: int = 0
-    """Prompt size of the scored turn (whitespace tokens unless a tokenizer is named in the manifest)."""
+    """Prompt size of the scored turn, in tokens of the tokenizer named in the manifest."""
     evidence_ms: float = 0.0
     """Time spent building evidence (projection, retrieval, state) for the scored turn."""
+    budget: dict[str, Any] | None = None
+    """For ``G_budget``: the budget record (sizes, serialization and truncation rules, dropped items)."""
 
     @property
     def response_text(self) -> str | None:
@@ -145,7 +147,7 @@ class RunManifest(_Record):
     """Distinct model ids (immutable revisions) the provider reported back."""
     system_fingerprints: list[str] = Field(default_factory=list)
     """Distinct system fingerprints the provider reported back."""
-    tokenizer: str = "whitespace"
+    tokenizer: str = "whitespace words"
     """How ``prompt_tokens`` (E6) is counted."""
     cache: dict[str, Any] = Field(default_factory=dict)
     """Response cache: ``enabled``, ``epoch``, and why it was bypassed when it was."""

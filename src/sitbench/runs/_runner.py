@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from sitbench._version import __version__
 from sitbench.candidates import (
@@ -20,13 +20,18 @@ from sitbench.candidates import (
     CandidateRequest,
     CandidateResponse,
     DecodingConfig,
+    Message,
 )
 from sitbench.configs import (
+    BUDGETED_G,
     CONFIGS,
     SESSION_RESET_POLICY,
+    TOKENIZER_NAME,
     BuildContext,
     ChronicleRetriever,
+    build_budgeted_prompt,
     build_prompt,
+    count_prompt_tokens,
     templates_sha256,
 )
 from sitbench.errors import InputError
@@ -58,13 +63,14 @@ class RunOptions:
 
 
 def parse_configs(value: str) -> list[str]:
-    """``all`` or a comma list of A–I."""
+    """``all`` (A–I) or a comma list of A–I and ``G_budget`` (budgeted G for E6)."""
     if value.strip().lower() == "all":
         return list(CONFIGS)
-    chosen = [c.strip().upper() for c in value.split(",") if c.strip()]
-    bad = [c for c in chosen if c not in CONFIGS]
+    known = {c.upper(): c for c in (*CONFIGS, BUDGETED_G)}
+    chosen = [known.get(c.strip().upper(), c.strip()) for c in value.split(",") if c.strip()]
+    bad = [c for c in chosen if c not in known.values()]
     if bad or not chosen:
-        raise InputError(f"--config {value!r}: use 'all' or a comma list of A–I (unknown: {bad})")
+        raise InputError(f"--config {value!r}: use 'all' or a comma list of A–I and {BUDGETED_G} (unknown: {bad})")
     return list(dict.fromkeys(chosen))
 
 
@@ -151,6 +157,7 @@ class Runner:
             seeds={"decoding": o.decoding.seed} if o.decoding.seed is not None else {},
             session_reset_policy="; ".join(f"{c}: {SESSION_RESET_POLICY[c]}" for c in o.configs),
             verifier_version=existing.verifier_version if existing else None,
+            tokenizer=TOKENIZER_NAME,
             extra=existing.extra if existing else {},
         )
 
@@ -160,42 +167,56 @@ class Runner:
         lineage = self.ds.hidden.lineages[probe.lineage_id]
         subject = self.ds.visible.subjects[query.subject]
         selected = None
-        if config == "I" or (self.options.handler == "perfect" and config in "DEFGH"):
+        if config == "I" or (self.options.handler == "perfect" and config in ("D", "E", "F", "G", "H", BUDGETED_G)):
             selected = oracle_selection(probe, query, lineage, self.ds.hidden.registry)
         trial_id = f"{config}:{probe_id}"
         turns: list[TurnRecord] = []
         persisted: list[str] = []
-        history: list[tuple[str, str]] = []
+        conversation: list[Message] = []
+        session_view: dict[str, Any] = {}
+        replies: list[dict[str, str]] = []
         session = query.turns[0].session
-        prompt_tokens, evidence_ms = 0, 0.0
+        prompt_tokens, evidence_ms, budget = 0, 0.0, None
         for index, turn in enumerate(query.turns):
             if turn.session != session:
-                history = []
+                conversation, replies = [], []
                 persisted.append(f"reset before session {turn.session}: {SESSION_RESET_POLICY[config]}")
                 session = turn.session
-            context = BuildContext(retriever=self.retriever, selected=selected, history=list(history))
-            build = build_prompt(config, subject, query, index, context)
-            self.audit.check(trial_id, subject.subject, build.messages)
-            request = CandidateRequest(trial_id=f"{trial_id}#{index}", messages=build.messages,
-                                       decoding=self.options.decoding, view=build.view)
+            if not conversation:
+                # A session's first call carries the configuration's evidence; later calls in the
+                # same session replay exactly what was sent and answered, plus the new envelope.
+                context = BuildContext(retriever=self.retriever, selected=selected)
+                if config == BUDGETED_G:
+                    budgeted = build_budgeted_prompt(subject, query, index, context)
+                    build, budget = budgeted.build, budgeted.record.model_dump(mode="json")
+                else:
+                    build = build_prompt(config, subject, query, index, context)
+                messages, view, evidence_ms = build.messages, build.view, build.evidence_ms
+                session_view = view
+            else:
+                messages = [*conversation, Message(role="user", content=_envelope_text(query, index))]
+                view = session_view | {"utterance": turn.utterance, "tau": turn.t.isoformat(), "history": list(replies)}
+            self.audit.check(trial_id, subject.subject, messages)
+            request = CandidateRequest(trial_id=f"{trial_id}#{index}", messages=messages,
+                                       decoding=self.options.decoding, view=view)
             try:
                 response = await self.candidate.complete(request)
             except InputError:
                 raise
             except Exception as exc:  # an answerer that raises is an infrastructure drop, never a wrong answer
                 response = CandidateResponse(text=None, status="drop", drop_reason=f"candidate error: {exc!r}"[:300])
-            turns.append(TurnRecord(turn=index, session=turn.session, messages=build.messages, response=response))
-            prompt_tokens = sum(len(m.content.split()) for m in build.messages)
-            evidence_ms = build.evidence_ms
+            turns.append(TurnRecord(turn=index, session=turn.session, messages=messages, response=response))
+            prompt_tokens = count_prompt_tokens(messages)
             if response.status == "drop" or response.text is None:
                 return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model,
                                    handler=self.options.handler, turns=turns, persisted=persisted, status="dropped",
                                    drop_reason=response.drop_reason or "no response", prompt_tokens=prompt_tokens,
-                                   evidence_ms=evidence_ms)
-            history.append((_envelope_text(query, index), response.text))
+                                   evidence_ms=evidence_ms, budget=budget)
+            conversation = [*messages, Message(role="assistant", content=response.text)]
+            replies.append({"user": messages[-1].content, "assistant": response.text})
         return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model,
                            handler=self.options.handler, turns=turns, persisted=persisted, status="completed",
-                           prompt_tokens=prompt_tokens, evidence_ms=evidence_ms)
+                           prompt_tokens=prompt_tokens, evidence_ms=evidence_ms, budget=budget)
 
     async def run(self, resume: bool = False) -> RunManifest:
         """Run every trial not yet in responses.jsonl; returns the final manifest.
@@ -218,6 +239,9 @@ class Runner:
                 raise InputError(f"{self.store.root}: already holds a run; pass --resume to continue it "
                                  "or choose another --out")
             existing = self.store.manifest()
+            if existing.candidate.get("spec") not in (None, self.model):
+                raise InputError(f"{self.store.root}: the run was made with --model {existing.candidate.get('spec')}; "
+                                 f"resume it with the same model, not {self.model}")
         elif resume:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
         manifest = self.manifest(started, existing)

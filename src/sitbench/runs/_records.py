@@ -100,6 +100,8 @@ class ScoreRecord(_Record):
     """C: Ĝ asserts an unacquired fact with a personal or acquired provenance."""
     prompt_tokens: int = 0
     """Copied from the trial record (E6)."""
+    history_length: int = 0
+    """Events in the target lineage's chronicle: T of the E6 token-scaling contrast."""
 
 
 class RunManifest(_Record):

@@ -67,7 +67,8 @@ def score_trials(ds: LoadedDataset, trials: list[TrialRecord]) -> list[ScoreReco
                     lineage_id=probe.lineage_id, pair_id=pair_of.get(probe.lineage_id, "?"),
                     category=probe.category, stratum=probe.stratum, theorem_qualified=probe.theorem_qualified,
                     gate_sensitive=probe.gate_sensitive, capability=query.capability.value,
-                    prompt_tokens=trial.prompt_tokens)
+                    prompt_tokens=trial.prompt_tokens,
+                    history_length=len(ds.hidden.lineages[probe.lineage_id].events))
         text = trial.response_text
         if trial.status != "completed" or text is None:
             out.append(ScoreRecord(**base, status="dropped"))

@@ -265,6 +265,8 @@ class ScoreRow(BaseModel):
     """Partner-contract verdict (only ``valid`` is read)."""
     prompt_tokens: int = 0
     """Prompt tokens of the scored turn (E6)."""
+    history_length: int = 0
+    """Events in the target lineage's chronicle (T of E6; 0 in runs scored before it was recorded)."""
 
 
 AnalysisRecord = ScoreRecord | ScoreRow
@@ -360,8 +362,10 @@ def _selector(experiment: Experiment) -> Callable[[AnalysisRecord], bool]:
     if key == "gate_sensitive":
         return lambda r: r.category is category and r.gate_sensitive
     if key.startswith("history_length="):
-        # E6: the fixed query set of the token-scaling run, every category.
-        return lambda r: True
+        # E6: the fixed query set at history length T, every category. Runs scored before the
+        # length was recorded carry 0 and are taken whole (the token-scaling run is then T = 500 only).
+        length = int(key.split("=", 1)[1])
+        return lambda r: r.history_length in (length, 0)
     if category is None:
         raise InputError(f"experiment {experiment.id}: probe_filter {key!r} has no selection rule; fix the registry")
     if capability is not None:
@@ -765,6 +769,8 @@ def _tokenizer_of(manifest: RunManifest | None) -> str | None:
     named = manifest.extra.get("tokenizer")
     if isinstance(named, dict):
         named = named.get("name")
+    if not named and manifest.tokenizer and not manifest.tokenizer.startswith("whitespace"):
+        named = manifest.tokenizer
     return str(named) if named else None
 
 

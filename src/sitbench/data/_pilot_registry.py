@@ -90,21 +90,30 @@ PILOT_PROPOSITIONS: list[Proposition] = [
     _knows("P-34", "Japanese", ["japanese"], "japanese"),
 ]
 
-PILOT_CLOSED_WORLD: list[ClosedWorldDeclaration] = [
-    ClosedWorldDeclaration(cw_id="CW-residence", predicate="lived_in", slot="residence.city",
-                           cues=["lived in", "live in", "living in", "moved to", "relocated to",
-                                 "was based in", "spent three years in", "spent two years in", "my time in"]),
-    ClosedWorldDeclaration(cw_id="CW-hometown", predicate="grew_up_in", slot="hometown",
-                           cues=["grew up in", "raised in", "born in", "my hometown", "i'm from", "i am from"]),
-    ClosedWorldDeclaration(cw_id="CW-employer", predicate="worked_at", slot="employment.employer",
-                           cues=["worked at", "work at", "working at", "joined", "employed at", "job at"]),
-    ClosedWorldDeclaration(cw_id="CW-field", predicate="worked_on", slot="work.field"),
-    ClosedWorldDeclaration(cw_id="CW-knowledge", predicate="knows", slot="knowledge.topic"),
-    ClosedWorldDeclaration(cw_id="CW-skill", predicate="has_skill", slot="skill.sport"),
-    ClosedWorldDeclaration(cw_id="CW-nickname", predicate="project_nickname", slot="project.nickname",
-                           cues=["call it", "called it", "calling it", "named it", "nicknamed", "we call",
-                                 "we called", "dubbed", "settled on", "went with", "name is", "called"]),
-]
+def closed_world_declarations(skill_slot: str) -> list[ClosedWorldDeclaration]:
+    """The closed-world scopes every SIT dataset declares (pilot and generated suites alike).
+
+    Args:
+        skill_slot: the slot family of the dataset's skill propositions.
+    """
+    return [
+        ClosedWorldDeclaration(cw_id="CW-residence", predicate="lived_in", slot="residence.city",
+                               cues=["lived in", "live in", "living in", "moved to", "relocated to",
+                                     "was based in", "spent three years in", "spent two years in", "my time in"]),
+        ClosedWorldDeclaration(cw_id="CW-hometown", predicate="grew_up_in", slot="hometown",
+                               cues=["grew up in", "raised in", "born in", "my hometown", "i'm from", "i am from"]),
+        ClosedWorldDeclaration(cw_id="CW-employer", predicate="worked_at", slot="employment.employer",
+                               cues=["worked at", "work at", "working at", "joined", "employed at", "job at"]),
+        ClosedWorldDeclaration(cw_id="CW-field", predicate="worked_on", slot="work.field"),
+        ClosedWorldDeclaration(cw_id="CW-knowledge", predicate="knows", slot="knowledge.topic"),
+        ClosedWorldDeclaration(cw_id="CW-skill", predicate="has_skill", slot=skill_slot),
+        ClosedWorldDeclaration(cw_id="CW-nickname", predicate="project_nickname", slot="project.nickname",
+                               cues=["call it", "called it", "calling it", "named it", "nicknamed", "we call",
+                                     "we called", "dubbed", "settled on", "went with", "name is", "called"]),
+    ]
+
+
+PILOT_CLOSED_WORLD: list[ClosedWorldDeclaration] = closed_world_declarations("skill.sport")
 
 
 def pilot_registry() -> Registry:

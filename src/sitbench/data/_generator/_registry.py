@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sitbench.data._pilot_registry import closed_world_declarations
 from sitbench.schema import ClosedWorldDeclaration, Proposition, Registry
 
 
@@ -13,21 +14,7 @@ class Rejected(Exception):
         self.reason = reason
 
 
-CLOSED_WORLD: list[ClosedWorldDeclaration] = [
-    ClosedWorldDeclaration(cw_id="CW-residence", predicate="lived_in", slot="residence.city",
-                           cues=["lived in", "live in", "living in", "moved to", "relocated to",
-                                 "was based in", "spent three years in", "spent two years in", "my time in"]),
-    ClosedWorldDeclaration(cw_id="CW-hometown", predicate="grew_up_in", slot="hometown",
-                           cues=["grew up in", "raised in", "born in", "my hometown", "i'm from", "i am from"]),
-    ClosedWorldDeclaration(cw_id="CW-employer", predicate="worked_at", slot="employment.employer",
-                           cues=["worked at", "work at", "working at", "joined", "employed at", "job at"]),
-    ClosedWorldDeclaration(cw_id="CW-field", predicate="worked_on", slot="work.field"),
-    ClosedWorldDeclaration(cw_id="CW-knowledge", predicate="knows", slot="knowledge.topic"),
-    ClosedWorldDeclaration(cw_id="CW-skill", predicate="has_skill", slot="skill.practical"),
-    ClosedWorldDeclaration(cw_id="CW-nickname", predicate="project_nickname", slot="project.nickname",
-                           cues=["call it", "called it", "calling it", "named it", "nicknamed", "we call",
-                                 "we called", "dubbed", "settled on", "went with", "name is", "called"]),
-]
+CLOSED_WORLD: list[ClosedWorldDeclaration] = closed_world_declarations("skill.practical")
 
 
 class RegistryBuilder:

@@ -242,6 +242,10 @@ class CallOutcome:
     retries: int
     latency_s: float
 
+    def response_fields(self, model: str, provider: str) -> dict[str, Any]:
+        """Fields every :class:`CandidateResponse` of this call carries, whatever came back."""
+        return {"model_sent": model, "provider": provider, "retries": self.retries, "latency_s": self.latency_s}
+
 
 async def call_with_retries(
     attempt: Callable[[], Awaitable[T]],

@@ -189,12 +189,7 @@ class OpenAICompatCandidate:
             redact=self._redact,
             sleep=self._sleep,
         )
-        base = {
-            "model_sent": self.model,
-            "provider": PROVIDER,
-            "retries": outcome.retries,
-            "latency_s": outcome.latency_s,
-        }
+        base = outcome.response_fields(self.model, PROVIDER)
         if outcome.failure is not None:
             return CandidateResponse(text=None, status="drop", drop_reason=outcome.failure.reason, **base)
         completion = outcome.value

@@ -1,0 +1,245 @@
+"""Authoring tool of the annotated verifier corpus (``tests/verify/corpus/*.jsonl``).
+
+Two jobs:
+
+``python tests/verify/corpus/corpus_tool.py cards DATASET_NAME [PROBE_ID ...] [--sample N --seed S]``
+    Prints, for each probe, what an annotator needs: the envelope and earlier turns, the hidden
+    contract (with glosses), the partner's contract for theorem-qualified probes, and what the
+    target identity's record supports at τ.
+
+``python tests/verify/corpus/corpus_tool.py check FILE.jsonl``
+    Validates every annotation line and scores its *gold* observation with the contract scorer:
+    the stated ``valid`` / ``partner_valid`` must equal the scorer's verdict on the gold
+    observation (an annotation whose own labels contradict its verdict is an annotation error).
+
+DATASET_NAME is ``pilot`` or ``dev-s<SEED>`` (the generated development suite of that seed);
+datasets are generated on demand into a cache directory (``SITBENCH_CORPUS_CACHE``, default the
+system temp dir).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from sitbench.schema import (
+    Act,
+    ClaimProvenance,
+    DisclosureSignals,
+    ExtractedClaim,
+    Observation,
+    UncertaintyLevel,
+    UnmappedAssertion,
+)
+from sitbench.verify import Judge, load_judge
+
+CORPUS_DIR = Path(__file__).resolve().parent
+ACT_NAMES = {a.value for a in Act}
+PROVENANCES = {p.value for p in ClaimProvenance}
+UNCERTAINTY = {u.value for u in UncertaintyLevel}
+FIELDS = {"id", "dataset", "probe_id", "response", "style", "phenomena", "acts", "claims", "unmapped",
+          "uncertainty", "withheld", "valid", "partner_valid", "note"}
+STYLES = {"chat", "terse", "hard", "failure", "degenerate"}
+
+
+def dataset_dir(name: str) -> Path:
+    """Directory of a named corpus dataset, generated once per cache directory."""
+    cache = Path(os.environ.get("SITBENCH_CORPUS_CACHE", tempfile.gettempdir())) / "sitbench-corpus-datasets"
+    out = cache / name
+    if not (out / "manifest.json").exists():
+        from sitbench.data import generate_content, pilot_content, write_dataset  # noqa: PLC0415
+
+        if name == "pilot":
+            content = pilot_content()
+        elif name.startswith("dev-s"):
+            content = generate_content("dev", int(name[5:]))
+        else:
+            raise SystemExit(f"unknown dataset {name!r}: use pilot or dev-s<SEED>")
+        cache.mkdir(parents=True, exist_ok=True)
+        # Write beside the target, then rename: concurrent users never see a half-written dataset.
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache))
+        write_dataset(content, staging)
+        try:
+            staging.rename(out)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another process finished first
+            if not (out / "manifest.json").exists():
+                shutil.rmtree(out, ignore_errors=True)
+                return dataset_dir(name)
+    return out
+
+
+@lru_cache(maxsize=None)
+def judge_for(name: str) -> Judge:
+    """A loaded judge of a named dataset."""
+    return load_judge(dataset_dir(name))
+
+
+def _signed(judge: Judge, prop_id: str, polarity: bool) -> str:
+    prop = judge._props[prop_id]
+    return f"{prop_id}{'+' if polarity else '−'} ({prop.slot}={prop.value}: {prop.gloss})"
+
+
+def card(name: str, probe_id: str) -> str:
+    """The annotator's view of one probe."""
+    judge = judge_for(name)
+    probe = judge.probe(probe_id)
+    query = judge.queries[probe.query_key]
+    support = judge.support(probe)
+    c = probe.contract
+    lines = [f"=== {name} {probe_id}  category {probe.category.value}"
+             + (f" stratum {probe.stratum}" if probe.stratum else "")
+             + f"  theorem_qualified={probe.theorem_qualified}",
+             f"date (τ) {query.tau}; interlocutor: {query.interlocutor.description} "
+             f"(clearance {support.clearance.value}); capability {query.capability.value}"]
+    for i, turn in enumerate(query.turns):
+        scored = " <- SCORED TURN" if i == len(query.turns) + query.scored_turn or i == query.scored_turn else ""
+        lines.append(f"  [session {turn.session}, {turn.t}] user: {turn.utterance}{scored}")
+    lines.append(f"contract: required acts {sorted(a.value for a in c.required_acts)}; forbidden acts "
+                 f"{sorted(a.value for a in c.forbidden_acts)}; uncertainty {c.uncertainty.value}; "
+                 f"personal provenance allowed {[p.value for p in c.provenance] or 'any'}; "
+                 f"disclosure tier needed {c.disclosure_tier.value}")
+    for label, items in (("required", c.required_claims), ("prohibited", c.prohibited_claims)):
+        for s in items:
+            prov = f" with provenance in {[p.value for p in s.provenance]}" if s.provenance else ""
+            lines.append(f"  {label}: {_signed(judge, s.prop_id, s.polarity)}{prov}")
+    if probe.note:
+        lines.append(f"note: {probe.note}")
+    if probe.theorem_qualified and probe.partner_probe_id:
+        other = judge.hidden.probes[probe.partner_probe_id].contract
+        req = "; ".join(_signed(judge, s.prop_id, s.polarity) for s in other.required_claims)
+        pro = "; ".join(_signed(judge, s.prop_id, s.polarity) for s in other.prohibited_claims)
+        lines.append(f"partner contract (same question to the collision partner): required acts "
+                     f"{sorted(a.value for a in other.required_acts)}; required [{req}]; prohibited [{pro}]")
+    truths = support.state.truths
+    lines.append("identity's record at τ (true = supported, false = recorded as false; anything absent is "
+                 "unrecorded — inside a closed-world slot an unrecorded value is FALSE):")
+    for prop_id, polarity in truths.items():
+        prop = judge._props.get(prop_id)
+        if prop is None:
+            continue
+        tier = support.state.tiers.get(prop_id)
+        lines.append(f"  {prop_id} {prop.slot}={prop.value} {str(polarity).lower()}"
+                     f" (tier {tier.value if tier else 'public'})")
+    beliefs = support.state.beliefs
+    for belief, stances in beliefs.items():
+        lines.append(f"  belief {belief}: stances in order {stances} (last is current)")
+    return "\n".join(lines)
+
+
+def observation_of(raw: dict[str, object], judge: Judge) -> Observation:
+    """The gold observation an annotation line describes."""
+    claims = [ExtractedClaim(prop_id=str(p), polarity=bool(pol), provenance=ClaimProvenance(prov), span=(0, 0))
+              for p, pol, prov in raw["claims"]]  # type: ignore[union-attr]
+    unmapped = [UnmappedAssertion(span=(0, 0), text=str(u.get("value", "")), polarity=bool(u["polarity"]),
+                                  provenance=ClaimProvenance(u.get("provenance", "personal_experience")),
+                                  slot=u.get("slot"), value=u.get("value"))
+                for u in raw.get("unmapped", [])]  # type: ignore[union-attr]
+    shared = sorted({c.prop_id for c in claims if c.polarity and not judge._props[c.prop_id].world_fact})
+    acts = [Act(a) for a in raw["acts"]]  # type: ignore[union-attr]
+    return Observation(acts=acts, claims=claims, unmapped=unmapped,
+                       uncertainty=UncertaintyLevel(raw["uncertainty"]),
+                       disclosure=DisclosureSignals(shared=shared, framed_as_withheld=bool(raw["withheld"])),
+                       verifier_version="gold")
+
+
+def check_line(raw: dict[str, object]) -> list[str]:
+    """Problems of one annotation line (empty when it is consistent)."""
+    problems = []
+    missing = FIELDS - set(raw)
+    if missing:
+        return [f"missing fields {sorted(missing)}"]
+    if set(raw) - FIELDS:
+        problems.append(f"unknown fields {sorted(set(raw) - FIELDS)}")
+    judge = judge_for(str(raw["dataset"]))
+    if raw["probe_id"] not in judge.hidden.probes:
+        return [f"probe {raw['probe_id']} not in {raw['dataset']}"]
+    probe = judge.hidden.probes[str(raw["probe_id"])]
+    if raw["style"] not in STYLES:
+        problems.append(f"style {raw['style']!r} not in {sorted(STYLES)}")
+    if not set(raw["acts"]) <= ACT_NAMES:  # type: ignore[arg-type]
+        problems.append(f"unknown acts {raw['acts']}")
+    for p, pol, prov in raw["claims"]:  # type: ignore[union-attr,misc]
+        if p not in judge._props:
+            problems.append(f"unknown prop {p}")
+        if prov not in PROVENANCES or not isinstance(pol, bool):
+            problems.append(f"bad claim {[p, pol, prov]}")
+    if len({c[0] for c in raw["claims"]}) != len(raw["claims"]):  # type: ignore[union-attr,index]
+        problems.append("a proposition annotated twice")
+    if raw["uncertainty"] not in UNCERTAINTY:
+        problems.append(f"uncertainty {raw['uncertainty']!r}")
+    if (raw["partner_valid"] is None) != (not (probe.theorem_qualified and probe.partner_probe_id)):
+        problems.append("partner_valid must be a bool exactly for theorem-qualified probes")
+    if problems:
+        return problems
+    judgement = judge.score_observation(probe.probe_id, observation_of(raw, judge))
+    if judgement.verdict.valid != raw["valid"]:
+        failed = {k: v.reason for k, v in judgement.verdict.checks.items() if not v.passed}
+        problems.append(f"stated valid={raw['valid']} but the gold observation scores {judgement.verdict.valid} "
+                        f"{failed}")
+    if judgement.partner is not None and judgement.partner.valid != raw["partner_valid"]:
+        failed = {k: v.reason for k, v in judgement.partner.checks.items() if not v.passed}
+        problems.append(f"stated partner_valid={raw['partner_valid']} but the gold observation scores "
+                        f"{judgement.partner.valid} {failed}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    cards = sub.add_parser("cards", help="print annotator cards")
+    cards.add_argument("dataset")
+    cards.add_argument("probes", nargs="*")
+    cards.add_argument("--sample", type=int, default=0, help="sample N probes stratified by category")
+    cards.add_argument("--seed", type=int, default=0)
+    props = sub.add_parser("props", help="print the registry: id, slot=value, world fact, surface forms")
+    props.add_argument("dataset")
+    check = sub.add_parser("check", help="validate annotation files")
+    check.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "cards":
+        judge = judge_for(args.dataset)
+        ids = list(args.probes)
+        if args.sample:
+            by_cat: dict[str, list[str]] = {}
+            for pid, probe in judge.hidden.probes.items():
+                by_cat.setdefault(probe.category.value, []).append(pid)
+            rng = random.Random(args.seed)
+            per = max(1, args.sample // len(by_cat))
+            for cat in sorted(by_cat):
+                ids += sorted(rng.sample(by_cat[cat], min(per, len(by_cat[cat]))))
+        for pid in ids or list(judge.hidden.probes):
+            print(card(args.dataset, pid), end="\n\n")
+        return 0
+    if args.command == "props":
+        for prop in judge_for(args.dataset).hidden.registry.propositions:
+            kind = " WORLD-FACT" if prop.world_fact else ""
+            eq = f" class={prop.equivalence_class}" if prop.equivalence_class else ""
+            print(f"{prop.prop_id} {prop.slot}={prop.value}{kind}{eq} forms={prop.surface_forms}")
+        return 0
+    bad = 0
+    for path in args.files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                problems = check_line(raw)
+            except Exception as exc:  # noqa: BLE001  (report every malformed line, keep going)
+                problems = [f"{type(exc).__name__}: {exc}"]
+            for problem in problems:
+                bad += 1
+                print(f"{path.name}:{number}: {problem}")
+    print(f"{bad} problem(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,7 +20,7 @@ from sitbench.schema import (
     UncertaintyLevel,
     UncertaintyRule,
 )
-from sitbench.verify import VERIFIER_VERSION, Judge, score
+from sitbench.verify import RULES_VERSION, SCORER_VERSION, Judge, score
 
 
 def _failed(verdict) -> set[str]:
@@ -137,7 +137,7 @@ def test_scorer_is_pure_and_versioned(judge: Judge) -> None:
     observation = judge.extract("PR-02", "I lived in Kyoto for three years.")
     first = score(observation, probe.contract, judge.support(probe))
     second = score(observation, probe.contract, judge.support(probe))
-    assert first == second and first.verifier_version == VERIFIER_VERSION
+    assert first == second and first.verifier_version == SCORER_VERSION
     assert set(first.checks) == {"act", "required", "forbidden", "uncertainty", "provenance", "disclosure",
                                  "grounding"}
 
@@ -179,4 +179,4 @@ def test_extractor_imports_no_contract_or_lineage() -> None:
                                   "```\ncode\n```", "a" * 100_000, "?!?!;;—–--", "\"\"\"'''"])
 def test_extractor_never_raises_on_odd_input(judge: Judge, text: str) -> None:
     observation = judge.extract("PR-01", text)
-    assert observation.verifier_version == VERIFIER_VERSION
+    assert observation.verifier_version == RULES_VERSION

@@ -75,12 +75,14 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
 
 
-def score_run(run: Path) -> int:
+def score_run(run: Path, extractor_spec: str | None = None) -> int:
     """Score a run's stored responses; returns the number of scored trials."""
     from sitbench.lineage._checks import load_dataset
     from sitbench.runs._scoring import score_trials
     from sitbench.runs._store import RunStore
-    from sitbench.verify import VERIFIER_VERSION
+    from sitbench.verify import get_extractor, verifier_label
+
+    extractor = get_extractor(extractor_spec)
 
     store = RunStore(run).require()
     manifest = store.manifest()
@@ -88,9 +90,9 @@ def score_run(run: Path) -> int:
     if not dataset.is_dir():
         raise InputError(f"{run}/manifest.json: dataset.path {str(dataset)!r} is not a directory; "
                          "move the dataset back or pass it with --dataset")
-    records = score_trials(load_dataset(dataset), store.trials())
+    records = score_trials(load_dataset(dataset), store.trials(), extractor)
     store.write_scores(records)
-    store.write_manifest(manifest.model_copy(update={"verifier_version": VERIFIER_VERSION}))
+    store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
     return len(records)
 
 
@@ -145,15 +147,21 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
                f"next: sitbench score {out}")
 
 
+_EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,
+                          help="Stage-1 reader: rules (offline default), llm:MODEL (a gold-blind LLM extractor "
+                               "over any candidate, e.g. llm:openai/gpt-4o-mini) or a registered extractor.")
+
+
 @click.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
-def score(run_dir: Path) -> None:
+@_EXTRACTOR
+def score(run_dir: Path, extractor_spec: str) -> None:
     """Extract and score the stored responses of RUN_DIR (no model is called).
 
     Writes RUN_DIR/scores.jsonl: the observation, the seven-check verdict, the
     partner verdict for theorem-qualified probes, and the FMR/TL/UEL flags.
     """
-    n = score_run(run_dir)
+    n = score_run(run_dir, extractor_spec)
     click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir}")
 
 
@@ -163,7 +171,8 @@ def score(run_dir: Path) -> None:
               help="New run directory for the rescored copy (RUN_DIR stays as it was).")
 @click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset directory, when it moved since the run.")
-def rescore(run_dir: Path, out: Path, dataset: Path | None) -> None:
+@_EXTRACTOR
+def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str) -> None:
     """Re-extract and re-score RUN_DIR's stored responses with the installed verifier.
 
     No model is called. OUT gets a copy of the responses, fresh scores.jsonl, and a
@@ -172,7 +181,7 @@ def rescore(run_dir: Path, out: Path, dataset: Path | None) -> None:
     """
     from sitbench.runs._rescore import rescore_run
 
-    report = rescore_run(run_dir, out, dataset)
+    report = rescore_run(run_dir, out, dataset, extractor_spec)
     changed = sum(report.changed_verdicts.values())
     per = ", ".join(f"{k}: {v}" for k, v in report.changed_verdicts.items()) or "none"
     click.echo(f"{out}: rescored {report.scored} trials with {report.verifier_version} "

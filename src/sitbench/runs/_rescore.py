@@ -50,13 +50,14 @@ def _previous_scores(store: RunStore) -> dict[str, ScoreRecord]:
     return {record.trial_id: record for _, record in iter_jsonl(path, ScoreRecord, str(path))}
 
 
-def rescore_run(run: Path, out: Path, dataset: Path | None = None) -> RescoreReport:
+def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spec: str | None = None) -> RescoreReport:
     """Copy RUN's responses to OUT and score them with the installed verifier.
 
     Args:
         run: Source run directory (left untouched).
         out: New run directory; must not exist yet or be empty.
         dataset: Dataset directory; the path recorded in RUN's manifest by default.
+        extractor_spec: Stage-1 extractor (``--extractor``); the rule extractor by default.
 
     Returns:
         The report, also written to ``OUT/manifest.json`` under ``extra.rescore``.
@@ -65,8 +66,10 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None) -> RescoreRep
         InputError: RUN is not a run, OUT already holds files, or the dataset is missing
             or is not the one the run used.
     """
-    from sitbench.verify import VERIFIER_VERSION
+    from sitbench.verify import get_extractor, verifier_label
 
+    extractor = get_extractor(extractor_spec)
+    label = verifier_label(extractor)
     source = RunStore(run).require()
     manifest = source.manifest()
     if out.resolve() == run.resolve():
@@ -87,7 +90,7 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None) -> RescoreRep
                          f"the run's {recorded}; pass the dataset the run was made with")
     trials = source.trials()
     previous = _previous_scores(source)
-    records = score_trials(ds, trials)
+    records = score_trials(ds, trials, extractor)
 
     changed: Counter[str] = Counter()
     changed_trials: list[str] = []
@@ -104,7 +107,7 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None) -> RescoreRep
     report = RescoreReport(
         from_run=manifest.run_id, from_dir=run.name,
         previous_verifier_version=manifest.verifier_version if previous else None,
-        verifier_version=VERIFIER_VERSION, scored=len(records), compared=compared,
+        verifier_version=label, scored=len(records), compared=compared,
         changed_verdicts=dict(sorted(changed.items())), changed_trials=changed_trials)
     out.mkdir(parents=True, exist_ok=True)
     if (source.root / RESPONSES).exists():
@@ -119,6 +122,6 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None) -> RescoreRep
     if history:
         extra["rescore_history"] = history
     target.write_manifest(manifest.model_copy(update={
-        "verifier_version": VERIFIER_VERSION, "extra": extra,
+        "verifier_version": label, "extra": extra,
         "dataset": {**manifest.dataset, "path": str(data_dir)}}))
     return report

@@ -13,7 +13,7 @@ from sitbench.schema import (
     Probe,
     Registry,
 )
-from sitbench.verify import Judge
+from sitbench.verify import Extractor, Judge
 
 
 def _acquired_after(lineage: Lineage, registry: Registry, tau) -> set[str]:
@@ -55,9 +55,9 @@ def diagnostics(probe: Probe, observation: Observation, lineage: Lineage, regist
     return {"false_memory": false_memory, "temporal_leak": temporal_leak, "unauthorized_epistemic": unauthorized}
 
 
-def score_trials(ds: LoadedDataset, trials: list[TrialRecord]) -> list[ScoreRecord]:
-    """One ScoreRecord per trial, in trial order."""
-    judge = Judge(ds.hidden, ds.visible.queries)
+def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extractor | None = None) -> list[ScoreRecord]:
+    """One ScoreRecord per trial, in trial order (read by ``extractor``, the rule extractor by default)."""
+    judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
     pair_of = {m: pair.pair_id for pair in ds.pairs.values() for m in pair.members}
     out: list[ScoreRecord] = []
     for trial in trials:

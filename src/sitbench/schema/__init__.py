@@ -39,6 +39,8 @@ from sitbench.schema._lineage import (
 )
 from sitbench.schema._observation import (
     CheckResult,
+    Confidence,
+    ConfidenceLevel,
     DisclosureSignals,
     ExtractedClaim,
     Observation,
@@ -55,6 +57,7 @@ from sitbench.schema._probe import (
     Turn,
     envelope_for,
 )
+from sitbench.schema._predicates import Predicate, PredicateKind
 from sitbench.schema._registry import ClosedWorldDeclaration, Proposition, Registry
 
 SCHEMA_VERSION = "1.0"
@@ -78,6 +81,8 @@ __all__ = [
     "CATEGORY_METRICS",
     "EXPORTED_MODELS",
     "PERSONAL_PROVENANCES",
+    "Predicate",
+    "PredicateKind",
     "SCHEMA_VERSION",
     "AcquisitionEdge",
     "Act",
@@ -86,6 +91,8 @@ __all__ = [
     "CapabilityMode",
     "Category",
     "CheckResult",
+    "Confidence",
+    "ConfidenceLevel",
     "ClaimProvenance",
     "ClosedWorldDeclaration",
     "Contract",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from pydantic import Field
 
 from sitbench.schema._common import Act, ClaimProvenance, Frozen, UncertaintyLevel
@@ -46,6 +48,24 @@ class DisclosureSignals(Frozen):
     """The response declines to share something with this interlocutor."""
 
 
+class ConfidenceLevel(str, Enum):
+    """How sure the extractor is of its reading (for audit stratification and report flags)."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Confidence(Frozen):
+    """The extractor's confidence in one observation, with the signals behind it."""
+
+    level: ConfidenceLevel = ConfidenceLevel.HIGH
+    """Overall level: LOW when a signal says the reading may be wrong, MEDIUM when it is indirect."""
+    signals: list[str] = Field(default_factory=list)
+    """Why: unresolved references, conflicting cues, indirect readings and the rules that decided
+    the reading (e.g. ``premise_adopted``, ``no_engagement``, ``self_correction``)."""
+
+
 class Observation(Frozen):
     """Γ̂(a) = ⟨Ŷ, Ĝ, Û, û, ŵ⟩."""
 
@@ -60,7 +80,11 @@ class Observation(Frozen):
     disclosure: DisclosureSignals = Field(default_factory=DisclosureSignals)
     """ŵ: disclosure signals."""
     verifier_version: str
-    """Version of the extractor that produced this observation."""
+    """Version of the extractor that produced this observation (changes whenever a reading does)."""
+    extractor: str = "rules"
+    """Id of the extractor that produced this observation (``rules``, ``llm``, ``human``…)."""
+    confidence: Confidence = Field(default_factory=Confidence)
+    """How sure the extractor is, and why."""
 
 
 class CheckResult(Frozen):
@@ -81,3 +105,5 @@ class Verdict(Frozen):
     """Keys: act, required, forbidden, uncertainty, provenance, disclosure, grounding."""
     verifier_version: str
     """Scorer version."""
+    extractor: str | None = None
+    """``id@version`` of the extractor whose observation was scored."""

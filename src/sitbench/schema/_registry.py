@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sitbench.schema._common import Frozen
+from sitbench.schema._predicates import Predicate
 
 
 class Proposition(Frozen):
@@ -14,8 +15,8 @@ class Proposition(Frozen):
     """Stable id, e.g. ``P-01``. Never shown to a candidate."""
     domain: str
     """Public semantic domain (travel, residence, employment, technical_knowledge, …)."""
-    predicate: str
-    """Predicate, e.g. ``lived_in``, ``knows``, ``project_nickname``."""
+    predicate: Predicate
+    """Predicate, e.g. ``lived_in``, ``knows``, ``project_nickname``; its semantics are in :class:`Predicate`."""
     slot: str
     """Slot family the value fills, e.g. ``residence.city``; closed-world declarations name it."""
     entity: str
@@ -37,7 +38,7 @@ class ClosedWorldDeclaration(Frozen):
 
     cw_id: str
     """Id of the declaration, e.g. ``CW-residence``."""
-    predicate: str
+    predicate: Predicate
     """Predicate family covered."""
     slot: str
     """Slot family covered (matches ``Proposition.slot``)."""

@@ -1,23 +1,41 @@
 """The two-stage verifier: gold-blind extraction (stage 1) and deterministic contract scoring (stage 2)."""
 
-from sitbench.verify._extract import VERIFIER_VERSION, Vocabulary, extract, presupposed
+from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed
+from sitbench.verify._extractor import (
+    Extractor,
+    RuleExtractor,
+    extractor_names,
+    get_extractor,
+    register_extractor,
+    stamp,
+    verifier_label,
+)
 from sitbench.verify._judge import Judge, Judgement, judge_probe, load_judge
 from sitbench.verify._router import DOMAIN_CUES, extraction_universe, route
-from sitbench.verify._score import CHECK_NAMES, Support, score
+from sitbench.verify._score import CHECK_NAMES, SCORER_VERSION, VERIFIER_VERSION, Support, score
 
 __all__ = [
     "CHECK_NAMES",
     "DOMAIN_CUES",
+    "RULES_VERSION",
+    "SCORER_VERSION",
     "VERIFIER_VERSION",
+    "Extractor",
     "Judge",
     "Judgement",
+    "RuleExtractor",
     "Support",
     "Vocabulary",
     "extract",
     "extraction_universe",
+    "extractor_names",
+    "get_extractor",
     "judge_probe",
     "load_judge",
     "presupposed",
+    "register_extractor",
     "route",
     "score",
+    "stamp",
+    "verifier_label",
 ]

@@ -5,43 +5,109 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from sitbench.errors import InputError
+
 _DATASET = click.argument("dataset", type=click.Path(path_type=Path))
-_PROBE = click.option("--probe", "probe_id", required=True, help="Probe id, e.g. PR-01 (see hidden/probes.jsonl).")
-_RESPONSE = click.option("--response", "response", required=True,
+_PROBE = click.option("--probe", "probe_id", default=None, help="Probe id, e.g. PR-01 (see hidden/probes.jsonl).")
+_RESPONSE = click.option("--response", "response", default=None,
                          help="The response text, or '-' to read it from standard input.")
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+_EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,
+                          help="Stage-1 reader: rules (offline default), llm:MODEL (gold-blind LLM extractor, "
+                               "e.g. llm:openai/gpt-4o-mini, llm:local/smollm2) or a registered extractor.")
 
 
 def _read(response: str) -> str:
     return sys.stdin.read() if response == "-" else response
 
 
+def _single(probe_id: str | None, response: str | None) -> tuple[str, str]:
+    if probe_id is None or response is None:
+        raise InputError("--probe and --response are required (or give --batch FILE for many responses)")
+    return probe_id, _read(response)
+
+
+def _load(dataset: Path, extractor_spec: str):  # noqa: ANN202
+    from sitbench.verify import get_extractor, load_judge
+
+    return load_judge(dataset, extractor=get_extractor(extractor_spec))
+
+
+def verdict_payload(result: Any) -> dict[str, Any]:
+    """Exactly what ``judge --json`` prints for one judgement (also one line of ``--batch`` output)."""
+
+    def dump(v):  # noqa: ANN001, ANN202
+        return {"valid": v.valid, "checks": {k: c.model_dump() for k, c in v.checks.items()}}
+
+    return dump(result.verdict) | {"partner": dump(result.partner) if result.partner else None,
+                                   "observation": result.observation.model_dump(mode="json")}
+
+
+def read_batch(path: str, known_probes: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(probe, response)`` pairs of a batch file (``-`` = stdin), every line checked before any is judged.
+
+    Raises:
+        InputError: naming the file, the line and the field that is wrong.
+    """
+    name = "<stdin>" if path == "-" else path
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"--batch {path}: cannot read it ({exc.strerror or exc})") from None
+    items = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name}:{number}: not JSON ({exc.msg}); each line must be "
+                             '{"probe": ID, "response": TEXT}') from None
+        if not isinstance(raw, dict):
+            raise InputError(f"{name}:{number}: expected a JSON object with fields probe and response")
+        probe, response = raw.get("probe"), raw.get("response")
+        if not isinstance(probe, str):
+            raise InputError(f"{name}:{number}: field 'probe' must be a probe id string")
+        if not isinstance(response, str):
+            raise InputError(f"{name}:{number}: field 'response' must be a string")
+        if probe not in known_probes:
+            raise InputError(f"{name}:{number}: probe {probe!r} is not in the dataset's hidden/probes.jsonl")
+        items.append((probe, response))
+    return items
+
+
 @click.command()
 @_DATASET
 @_PROBE
 @_RESPONSE
 @_JSON
-def extract(dataset: Path, probe_id: str, response: str, as_json: bool) -> None:
+@_EXTRACTOR
+def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: bool, extractor_spec: str) -> None:
     """Stage 1: the gold-blind observation Γ̂ = ⟨acts, claims, unmapped, uncertainty, disclosure⟩.
 
     The extractor sees only the response, the query envelope, the extraction universe
     and the closed-world vocabulary, never the contract.
     """
-    from sitbench.verify import load_judge
-
-    observation = load_judge(dataset).extract(probe_id, _read(response))
+    probe_id, text = _single(probe_id, response)
+    observation = _load(dataset, extractor_spec).extract(probe_id, text)
     if as_json:
         click.echo(observation.model_dump_json(indent=2))
-    else:
-        click.echo(f"acts: {', '.join(a.value for a in observation.acts) or '-'}")
-        for c in observation.claims:
-            click.echo(f"claim: {c.prop_id} {'+' if c.polarity else '-'} ({c.provenance.value})")
-        for u in observation.unmapped:
-            click.echo(f"unmapped: {u.slot or 'unresolved'}={u.value or '-'} {'+' if u.polarity else '-'}: {u.text[:80]}")
-        click.echo(f"uncertainty: {observation.uncertainty.value}")
+        return
+    click.echo(f"acts: {', '.join(a.value for a in observation.acts) or '-'}")
+    for c in observation.claims:
+        click.echo(f"claim: {c.prop_id} {'+' if c.polarity else '-'} ({c.provenance.value})")
+    for u in observation.unmapped:
+        click.echo(f"unmapped: {u.slot or 'unresolved'}={u.value or '-'} {'+' if u.polarity else '-'}: {u.text[:80]}")
+    click.echo(f"uncertainty: {observation.uncertainty.value}")
+    click.echo(f"confidence: {observation.confidence.level.value}"
+               + (f" ({', '.join(observation.confidence.signals)})" if observation.confidence.signals else ""))
 
 
 @click.command()
@@ -49,26 +115,36 @@ def extract(dataset: Path, probe_id: str, response: str, as_json: bool) -> None:
 @_PROBE
 @_RESPONSE
 @_JSON
-def judge(dataset: Path, probe_id: str, response: str, as_json: bool) -> None:
+@_EXTRACTOR
+@click.option("--batch", "batch", default=None,
+              help='JSONL file (or - for stdin) of {"probe": ID, "response": TEXT} lines; writes one JSON '
+                   "verdict per line, in order, with exactly the fields of judge --json.")
+def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bool, extractor_spec: str,
+          batch: str | None) -> None:
     """Stage 1 + 2: extract once, score against the hidden contract (seven checks).
 
     For theorem-qualified probes the same extraction is also scored against the
-    partner lineage's contract, giving (v_T, v_P).
+    partner lineage's contract, giving (v_T, v_P). With --batch, every line is checked
+    first (file:line errors, nothing judged), then judged in order; this is how
+    answers produced by another harness are scored.
     """
-    from sitbench.verify import load_judge
-
-    result = load_judge(dataset).judge(probe_id, _read(response))
-
-    def dump(v):  # noqa: ANN001, ANN202
-        return {"valid": v.valid, "checks": {k: c.model_dump() for k, c in v.checks.items()}}
-
-    payload = dump(result.verdict) | {"partner": dump(result.partner) if result.partner else None,
-                                      "observation": result.observation.model_dump(mode="json")}
+    loaded = _load(dataset, extractor_spec)
+    if batch is not None:
+        if probe_id is not None or response is not None:
+            raise InputError("--batch: give either --batch or --probe/--response, not both")
+        for pid, text in read_batch(batch, loaded.hidden.probes):
+            click.echo(json.dumps(verdict_payload(loaded.judge(pid, text)), ensure_ascii=False))
+        return
+    probe_id, text = _single(probe_id, response)
+    result = loaded.judge(probe_id, text)
     if as_json:
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
-        click.echo(f"{probe_id}: {'VALID' if result.verdict.valid else 'INVALID'}")
-        for name, check in result.verdict.checks.items():
-            click.echo(f"  {name:<12} {'ok' if check.passed else 'FAIL ' + check.reason}")
-        if result.partner is not None:
-            click.echo(f"partner contract: {'VALID' if result.partner.valid else 'INVALID'}")
+        click.echo(json.dumps(verdict_payload(result), indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{probe_id}: {'VALID' if result.verdict.valid else 'INVALID'}")
+    for name, check in result.verdict.checks.items():
+        click.echo(f"  {name:<12} {'ok' if check.passed else 'FAIL ' + check.reason}")
+    if result.partner is not None:
+        click.echo(f"partner contract: {'VALID' if result.partner.valid else 'INVALID'}")
+    if result.observation.confidence.level.value != "high":
+        click.echo(f"confidence: {result.observation.confidence.level.value} "
+                   f"({', '.join(result.observation.confidence.signals)})")

@@ -76,8 +76,8 @@ from sitbench.schema import (
 from sitbench.verify._router import DOMAIN_CUES
 from sitbench.verify._text import Clause, clauses, clean
 
-VERIFIER_VERSION = "sitbench-verifier/1.1"
-"""Version of the extractor and scorer; bump it whenever a rule changes a verdict."""
+RULES_VERSION = "sitbench-rules/2.0"
+"""Version of the rule extractor; bump it whenever a rule changes a reading."""
 
 MAX_CHARS = 200_000
 """Responses longer than this are cut before extraction (recorded nowhere else; keeps cost bounded)."""
@@ -774,7 +774,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         unmapped=unmapped,
         uncertainty=uncertainty,
         disclosure=DisclosureSignals(shared=shared, framed_as_withheld=withheld),
-        verifier_version=VERIFIER_VERSION,
+        verifier_version=RULES_VERSION,
+        extractor="rules",
     )
 
 

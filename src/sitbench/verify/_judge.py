@@ -11,7 +11,8 @@ from sitbench.errors import InputError
 from sitbench.lineage import situated_state
 from sitbench.schema import Envelope, Observation, Probe, Proposition, Query, Verdict, envelope_for
 from sitbench.stores import HiddenStore, load_hidden, load_visible
-from sitbench.verify._extract import Vocabulary, extract
+from sitbench.verify._extract import Vocabulary
+from sitbench.verify._extractor import Extractor, RuleExtractor
 from sitbench.verify._router import extraction_universe
 from sitbench.verify._score import Support, score
 
@@ -30,7 +31,9 @@ class Judge:
     """Holds the hidden store and the queries; extracts gold-blind, then scores."""
 
     def __init__(self, hidden: HiddenStore, queries: dict[str, Query],
-                 policy: Literal["full", "routed"] = "full") -> None:
+                 policy: Literal["full", "routed"] = "full", extractor: Extractor | None = None) -> None:
+        self.extractor: Extractor = extractor or RuleExtractor()
+        """Stage 1 reader (the rule extractor unless another is given)."""
         self.hidden = hidden
         self.queries = queries
         self.policy = policy
@@ -76,7 +79,7 @@ class Judge:
     def extract(self, probe_id: str, response: str) -> Observation:
         """Stage 1 only: Γ̂(a)."""
         envelope = self.envelope(self.probe(probe_id))
-        return extract(response, envelope, self.vocabulary(envelope))
+        return self.extractor.extract(response, envelope, self.vocabulary(envelope))
 
     def score_observation(self, probe_id: str, observation: Observation) -> Judgement:
         """Stage 2 on an existing observation: target and, when theorem-qualified, partner verdicts."""
@@ -93,9 +96,9 @@ class Judge:
         return self.score_observation(probe_id, self.extract(probe_id, response))
 
 
-def load_judge(root: Path, policy: Literal["full", "routed"] = "full") -> Judge:
+def load_judge(root: Path, policy: Literal["full", "routed"] = "full", extractor: Extractor | None = None) -> Judge:
     """A :class:`Judge` for a dataset directory."""
-    return Judge(load_hidden(root), load_visible(root).queries, policy)
+    return Judge(load_hidden(root), load_visible(root).queries, policy, extractor)
 
 
 def judge_probe(dataset: Path | Judge, probe_id: str, response: str) -> Judgement:

@@ -22,7 +22,12 @@ from sitbench.schema import (
     UncertaintyRule,
     Verdict,
 )
-from sitbench.verify._extract import VERIFIER_VERSION
+
+SCORER_VERSION = "sitbench-scorer/2.0"
+"""Version of the contract scorer; bump it whenever a check changes a verdict."""
+
+VERIFIER_VERSION = "sitbench-verifier/2.0"
+"""Version of the verifier as a whole (the default extractor and the scorer), named in run manifests."""
 
 CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")
 
@@ -134,4 +139,5 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
             ungrounded.append(f"unmapped {item.slot}={item.value!r} is not supported")
     checks["grounding"] = _fail("; ".join(ungrounded)) if ungrounded else _OK
 
-    return Verdict(valid=all(c.passed for c in checks.values()), checks=checks, verifier_version=VERIFIER_VERSION)
+    return Verdict(valid=all(c.passed for c in checks.values()), checks=checks, verifier_version=SCORER_VERSION,
+                   extractor=f"{observation.extractor}@{observation.verifier_version}")

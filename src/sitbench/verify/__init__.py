@@ -1,5 +1,6 @@
 """The two-stage verifier: gold-blind extraction (stage 1) and deterministic contract scoring (stage 2)."""
 
+from sitbench.verify._agreement import AgreementFigures, AgreementReport, Reading, compare, format_figures
 from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed
 from sitbench.verify._extractor import (
     Extractor,
@@ -15,6 +16,11 @@ from sitbench.verify._router import DOMAIN_CUES, extraction_universe, route
 from sitbench.verify._score import CHECK_NAMES, SCORER_VERSION, VERIFIER_VERSION, Support, score
 
 __all__ = [
+    "AgreementFigures",
+    "AgreementReport",
+    "Reading",
+    "compare",
+    "format_figures",
     "CHECK_NAMES",
     "DOMAIN_CUES",
     "RULES_VERSION",

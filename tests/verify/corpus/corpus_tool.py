@@ -20,6 +20,7 @@ system temp dir).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -28,6 +29,7 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from sitbench.schema import (
     Act,
@@ -38,7 +40,7 @@ from sitbench.schema import (
     UncertaintyLevel,
     UnmappedAssertion,
 )
-from sitbench.verify import Judge, load_judge
+from sitbench.verify import Judge, Reading, compare, format_figures, load_judge
 
 CORPUS_DIR = Path(__file__).resolve().parent
 ACT_NAMES = {a.value for a in Act}
@@ -191,6 +193,51 @@ def check_line(raw: dict[str, object]) -> list[str]:
     return problems
 
 
+HELDOUT_SALT = "sitbench-corpus-heldout:"
+
+
+def is_heldout(case_id: str) -> bool:
+    """The frozen held-out slice: a fixed ~20 % of ids by hash, decided before any tuning."""
+    return hashlib.sha256((HELDOUT_SALT + case_id).encode()).digest()[0] < 52
+
+
+def load_corpus(split: str = "all") -> list[dict[str, Any]]:
+    """Annotation lines of every corpus file; ``split`` is ``all``, ``dev`` or ``heldout``."""
+    out = []
+    for path in sorted(CORPUS_DIR.glob("*.jsonl")) or sorted((CORPUS_DIR / "raw").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                raw = json.loads(line)
+                if split == "all" or (split == "heldout") == is_heldout(raw["id"]):
+                    out.append(raw)
+    return out
+
+
+def readings(cases: list[dict[str, Any]], extractor_spec: str | None = None) -> list[tuple[dict[str, Any], Any, Reading]]:
+    """Each case read by the extractor, paired with its gold observation and verdicts."""
+    from sitbench.verify import Judge, get_extractor  # noqa: PLC0415
+
+    extractor = get_extractor(extractor_spec)
+    judges: dict[str, Judge] = {}
+    out = []
+    for raw in cases:
+        name = raw["dataset"]
+        if name not in judges:
+            base = judge_for(name)
+            judges[name] = Judge(base.hidden, base.queries, extractor=extractor)
+        judge = judges[name]
+        probe = judge.hidden.probes[raw["probe_id"]]
+        got = judge.judge(raw["probe_id"], raw["response"])
+        verdicts = [(bool(raw["valid"]), got.verdict.valid)]
+        if raw["partner_valid"] is not None:
+            verdicts.append((bool(raw["partner_valid"]), bool(got.partner and got.partner.valid)))
+        groups = {"dataset": ("pilot" if name == "pilot" else "generated",), "style": (raw["style"],),
+                  "category": (probe.category.value,), "phenomenon": tuple(raw["phenomena"]) or ("plain",)}
+        out.append((raw, got, Reading(reference=observation_of(raw, judge), other=got.observation,
+                                      verdicts=tuple(verdicts), groups=groups)))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -201,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     cards.add_argument("--seed", type=int, default=0)
     props = sub.add_parser("props", help="print the registry: id, slot=value, world fact, surface forms")
     props.add_argument("dataset")
+    measure = sub.add_parser("measure", help="agreement of an extractor with the annotations")
+    measure.add_argument("--split", choices=["all", "dev", "heldout"], default="all")
+    measure.add_argument("--extractor", default="rules")
+    measure.add_argument("--groups", default="dataset,style,category,phenomenon")
+    measure.add_argument("--show", type=int, default=0,
+                         help="print up to N verdict disagreements (refused on the held-out slice)")
     check = sub.add_parser("check", help="validate annotation files")
     check.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args(argv)
@@ -217,6 +270,32 @@ def main(argv: list[str] | None = None) -> int:
                 ids += sorted(rng.sample(by_cat[cat], min(per, len(by_cat[cat]))))
         for pid in ids or list(judge.hidden.probes):
             print(card(args.dataset, pid), end="\n\n")
+        return 0
+    if args.command == "measure":
+        if args.show and args.split != "dev":
+            raise SystemExit("--show prints cases to diagnose: only the dev split may be inspected")
+        read = readings(load_corpus(args.split), args.extractor)
+        report = compare(r for _, _, r in read)
+        print(format_figures(f"{args.split} ({args.extractor})", report.overall))
+        for name in args.groups.split(","):
+            for value, figures in report.groups.get(name, {}).items():
+                print(format_figures(f"  {name}={value}", figures))
+        shown = 0
+        for raw, got, reading in read:
+            if shown >= args.show:
+                break
+            if any(a != b for a, b in reading.verdicts):
+                shown += 1
+                failed = [k for k, v in got.verdict.checks.items() if not v.passed]
+                print(f"\n{raw['id']} {raw['dataset']} {raw['probe_id']} gold={raw['valid']}/{raw['partner_valid']} "
+                      f"got={got.verdict.valid}/{got.partner.valid if got.partner else None} failed={failed}")
+                print(f"  Q: {judge_for(raw['dataset']).envelope(judge_for(raw['dataset']).probe(raw['probe_id'])).utterance}")
+                print(f"  A: {raw['response']}")
+                print(f"  gold acts={sorted(raw['acts'])} claims={raw['claims']} unmapped={raw['unmapped']}")
+                print(f"  got  acts={sorted(a.value for a in got.observation.acts)} claims="
+                      f"{[[c.prop_id, c.polarity, c.provenance.value] for c in got.observation.claims]} "
+                      f"unmapped={[(u.slot, u.value, u.polarity) for u in got.observation.unmapped if u.slot]}")
+                print(f"  note: {raw['note']}")
         return 0
     if args.command == "props":
         for prop in judge_for(args.dataset).hidden.registry.propositions:

@@ -64,6 +64,8 @@ from dataclasses import dataclass, field
 from sitbench.schema import (
     Act,
     ClaimProvenance,
+    Confidence,
+    ConfidenceLevel,
     ClosedWorldDeclaration,
     DisclosureSignals,
     Envelope,
@@ -186,7 +188,9 @@ _BARE_NEGATION = re.compile(
     r"^\W*(?:no|nope|nah|not really|not quite|not exactly|actually no|not true|that's not true|that isn't true|"
     r"that's not right|that isn't right|that's wrong|that's not correct|i didn't|i did not|i haven't|i have not|"
     r"i never did|i wasn't|i was not|never|that never happened|that wasn't me|not me|i don't think so|"
-    r"afraid not|sadly no|definitely not|absolutely not|certainly not|i never have|not any ?more|no longer)\W*$", _I)
+    r"afraid not|sadly no|definitely not|absolutely not|certainly not|i never have|not any ?more|no longer|"
+    r"not once|never once|not even once|not ever|never ever|not in this life(?:time)?|not at all|"
+    r"not once,? not even [\w ]+)\W*$", _I)
 _BARE_AFFIRMATION = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|correct|right|true|that's right|that's true|that is true|indeed|absolutely|"
     r"definitely|i am|i have|i did|i do|still am|i still am|i still do|sure am|of course|sure did|it is|it's true)\W*$",
@@ -201,6 +205,31 @@ _ELLIPSIS_WORDS = frozenset({
     "so", "all", "yet", "still", "personally", "myself", "but", "and", "sorry", "i'm afraid", "at", "there",
     "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,"})
 _THERE = _words(r"there")
+# A declarative clause closed by a tag ("Bluefin, wasn't it?", "we named it X, right?") is a hedged assertion.
+_TAG_QUESTION = re.compile(
+    r"(?:,|\s)\s*(?:right|wasn't it|was it not|isn't it|is it not|didn't we|did we not|don't we|didn't i|"
+    r"haven't i|hadn't we|weren't we|wasn't i|aren't i|yeah|yes|no|correct|wasn't that it|if i remember|"
+    r"i think|i believe|remember|no\?)\s*(\?)", _I)
+# Self-description as an AI system: the identity is not speaking, so nothing personal is asserted.
+_ASSISTANT_VOICE = re.compile(
+    r"(?<![\w'])(?:i'm|i am|as)\s+(?:just\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|language model|chatbot|"
+    r"bot|llm)(?![\w'])", _I)
+# A sentence-initial predicate with no subject in reply to a question put to the identity
+# ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
+_IMPLICIT_SUBJECT = re.compile(
+    r"^\W*(?:(?:never|not|hardly|barely|only|just|actually|really|honestly|once|always|mostly|mainly|"
+    r"definitely|certainly|sadly|still|also|even)\s+)*(?:ever\s+)?(?:(?-i:[a-z])[a-z]+ed|grew|spent|went|made|"
+    r"took|got|had|did|knew|learnt|taught|left|came|met|saw|built|wrote|ran|set|been|was|studied)\b", _I)
+_PAST_TENSE = _words(r"was", r"were", r"had", r"did", r"used to", r"(?-i:[a-z])[a-z]{2,}ed")
+# A negative quantifier heading a relative clause ("nothing I've had since in Zurich comes close")
+# negates the main predicate, not what the relative clause says.
+_NEG_QUANTIFIER_RELATIVE = re.compile(
+    r"(?<![\w'])(?:nothing|nobody|no one|none|nowhere|no\s+[\w-]+)(?=\s+(?:(?:else|other)\s+)?"
+    r"(?:i|i've|i'd|we|we've|that|which|who|you|since|ever)\b)", _I)
+# A correction between two values of one slot: the later value stands ("Kestrel — sorry, I mean Bluefin").
+_CORRECTION = _words(r"sorry", r"i mean", r"i meant", r"scratch that", r"wait", r"hang on", r"hold on",
+                     r"correction", r"rather", r"no,", r"no —", r"no -", r"no wait", r"actually", r"i'm muddling",
+                     r"mixing (?:myself|things|it) up", r"let me correct", r"or rather", r"not that", r"strike that")
 _OTHER_SUBJECT = _words(r"you", r"he", r"she", r"they", r"it's", r"it is", r"that's", r"there's", r"which",
                         r"who", r"people", r"everyone", r"someone")
 _NO_SUBJECT_START = re.compile(
@@ -451,7 +480,7 @@ class Vocabulary:
 def _count_negators(text: str) -> int:
     if not _NEGATOR.search(text) and not _ABANDON.search(text):
         return 0
-    stripped = _FALSE_NEGATORS.sub(" ", text)
+    stripped = _NEG_QUANTIFIER_RELATIVE.sub(" ", _FALSE_NEGATORS.sub(" ", text))
     return len(_NEGATOR.findall(stripped)) + len(_ABANDON.findall(stripped))
 
 
@@ -543,6 +572,7 @@ class _ClauseFacts:
     first_person: bool
     own_first_person: bool
     asserting: bool = False
+    answer_like: bool = False
     irrealis: bool = False
     claims: list[ExtractedClaim] = field(default_factory=list)
 
@@ -570,14 +600,25 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         envelope: Env(q) of the scored turn.
         vocabulary: X_q and D_CW, compiled (:class:`Vocabulary`).
     """
-    text = _mask_quotes(clean(str(response)[:MAX_CHARS]))
+    env = _envelope_facts(envelope, vocabulary)
+    signals: set[str] = set()
+    text, tagged = _untag_questions(_mask_quotes(clean(str(response)[:MAX_CHARS])))
+    if tagged:
+        signals.add("tag_question")
+    text, echoed = _mask_echo(text, envelope.utterance)
+    if echoed:
+        signals.add("echo_masked")
+    text, assistant_voice = _mask_assistant_voice(text)
+    if assistant_voice:
+        signals.add("assistant_voice")
+    engaged = _engages(text, envelope.utterance, vocabulary)
     acts: set[Act] = set()
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
-    not_knowing = hedged = withheld = general_answer = hearsay = False
+    not_knowing = withheld = general_answer = hearsay = False
+    hedged = tagged
     facts: list[_ClauseFacts] = []
     last_place: Proposition | None = None
-    env = _envelope_facts(envelope, vocabulary)
     asked = env.asked
     envelope_places = [p for p in asked if _is_place(p)]
     general_paragraph = False
@@ -626,6 +667,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if _QUALIFY.search(body):
             hedged = True
         own_first_person = bool(_FIRST_PERSON.search(core))
+        sentence_start = not facts or facts[-1].clause.sentence != clause.sentence
+        if (not own_first_person and env.addressed and sentence_start
+                and _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core))):
+            own_first_person = True
+            signals.add("implicit_subject")
         unlabelled = _LEADING_LABEL.sub("", core)
         first_person = own_first_person or (
             bool(facts) and facts[-1].clause.sentence == clause.sentence and facts[-1].first_person
@@ -705,6 +751,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if not own_first_person and _HEARSAY.search(core):
             hearsay = True
         record.asserting = True
+        record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))) \
+            and not _THIRD_PARTY.search(core)
         if general_paragraph and mentioned:
             general_answer = True
         historical = bool(_HISTORICAL.search(body)) or label_historical
@@ -729,6 +777,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             in_frame = (fragment_at is not None and prop.domain in env.answer_domains
                         and bool(_FRAGMENT_LEAD.match(core[:start])) and bool(_FRAGMENT_TAIL.match(body, end))
                         and (clause.sentence == 0 or not _COPULAR_ANSWER.match(body)))
+            if (not in_frame and not first_person and env.addressed and prop.domain in env.answer_domains
+                    and _PAST_TENSE.search(body) and not _OTHER_SUBJECT.search(core)
+                    and not _THIRD_PARTY.search(core)):
+                in_frame = True  # "That first job was all crypto engineering": the question's frame
+                signals.add("question_frame")
             if not first_person and not in_frame:
                 continue
             if historical and prop.predicate == "stance":
@@ -749,12 +802,22 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     # Going along with a presupposition adopts it.
     irrealis_premise = any(f.irrealis and any(p in env.presupposed for p in f.mentioned) for f in facts)
     if not (acts & {Act.REJECT, Act.ABSTAIN}) and not withheld and not hearsay and not irrealis_premise:
-        content = [f for f in facts if f.asserting and not f.clause.question and len(f.clause.text.split()) >= 3]
+        # Only a reply that engages the question and speaks as the identity (first person, an answer
+        # fragment, or a past-tense account) goes along with it; a generic description, an echo or
+        # an assistant's off-topic chatter adopts nothing.
+        content = [f for f in facts if f.asserting and f.answer_like and not f.clause.question
+                   and len(f.clause.text.split()) >= 3] if engaged else []
+        if env.presupposed and not content:
+            signals.add("premise_not_engaged" if not engaged else "premise_no_personal_clause")
         if content:
+            signals.add("premise_adopted")
             for prop in env.presupposed:
                 if (prop.prop_id, True) not in claims and (prop.prop_id, False) not in claims:
                     add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
+    for key in _self_corrected(claims, text, vocabulary):
+        del claims[key]
+        signals.add("self_correction")
     if withheld:
         acts.add(Act.WITHHOLD)
     if hedged:
@@ -768,7 +831,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     shared = sorted({c.prop_id for c in positive if not vocabulary.by_id[c.prop_id].world_fact}, key=order.__getitem__)
     act_order = list(Act)
     ordered_claims = sorted(claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))
+    if {c.prop_id for c in claims.values() if c.polarity} & {c.prop_id for c in claims.values() if not c.polarity}:
+        signals.add("conflicting_polarity")
     return Observation(
+        confidence=_confidence(signals),
         acts=sorted(acts, key=act_order.index),
         claims=ordered_claims,
         unmapped=unmapped,
@@ -777,6 +843,100 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         verifier_version=RULES_VERSION,
         extractor="rules",
     )
+
+
+_STOPWORDS = frozenset(
+    "a an the and or but so if of in on at to for from with by about as into over after before when where what "
+    "which who whom whose why how was were is are be been being am do did does done have has had having i you he "
+    "she it we they me him her us them my your his its our their this that these those there here then than too "
+    "very just also really like did not no yes can could would should will shall may might must".split())
+_THIRD_PARTY = re.compile(
+    r"(?<![\w'])(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:brother|sister|cousin|mother|mum|mom|father|dad|"
+    r"friend|partner|wife|husband|colleague|boss|manager|aunt|uncle|son|daughter|neighbou?r|flatmate|roommate)"
+    r"(?:'s)?(?![\w])|(?<![\w'])(?:he|she|they)\s+(?:said|says|swears?|thinks?|believes?|lived|grew|worked|"
+    r"studied|spent|went)(?![\w'])", _I)
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z][a-z'-]+", text.lower()) if w not in _STOPWORDS and len(w) > 2]
+
+
+def _untag_questions(text: str) -> tuple[str, bool]:
+    """Tag questions become hedged statements: the "?" of the tag is read as a full stop (same length)."""
+    tagged = False
+
+    def swap(m: re.Match[str]) -> str:
+        nonlocal tagged
+        tagged = True
+        return m.group(0)[:-1] + "."
+
+    return _TAG_QUESTION.sub(swap, text), tagged
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def _mask_echo(text: str, utterance: str) -> tuple[str, bool]:
+    """Blank sentences that only repeat the question's own words (a verbatim or reshuffled echo)."""
+    asked = set(_content_words(utterance))
+    if not asked:
+        return text, False
+    out = list(text)
+    echoed = False
+    for m in _SENTENCE.finditer(text):
+        words = _content_words(m.group(0))
+        if len(words) >= 3 and all(w in asked for w in words) and not _NEGATOR.search(m.group(0)) \
+                and not re.search(r"(?<![\w'])(?:i|i'm|i've|my|we)(?![\w'])", m.group(0), _I):
+            out[m.start():m.end()] = " " * (m.end() - m.start())
+            echoed = True
+    return "".join(out), echoed
+
+
+def _mask_assistant_voice(text: str) -> tuple[str, bool]:
+    """Blank sentences in which the speaker describes itself as an AI system rather than the identity."""
+    if not _ASSISTANT_VOICE.search(text):
+        return text, False
+    out = list(text)
+    for m in _SENTENCE.finditer(text):
+        if _ASSISTANT_VOICE.search(m.group(0)) and not _GENERAL_LABEL.search(m.group(0)):
+            out[m.start():m.end()] = " " * (m.end() - m.start())
+    return "".join(out), True
+
+
+def _engages(text: str, utterance: str, vocabulary: Vocabulary) -> bool:
+    """Whether the reply takes up the question at all: shares a content word with it, or names a value."""
+    if not text.strip():
+        return False
+    if set(_content_words(text)) & set(_content_words(utterance)):
+        return True
+    return bool(vocabulary.mentions(text))
+
+
+def _self_corrected(claims: dict[tuple[str, bool], ExtractedClaim], text: str,
+                    vocabulary: Vocabulary) -> list[tuple[str, bool]]:
+    """Positive claims the response itself corrects: a later value of the same slot after a correction cue."""
+    positive = sorted((c for c in claims.values() if c.polarity), key=lambda c: c.span[0])
+    dropped = []
+    for i, earlier in enumerate(positive):
+        slot = vocabulary.by_id[earlier.prop_id].slot
+        for later in positive[i + 1:]:
+            if later.prop_id == earlier.prop_id or vocabulary.by_id[later.prop_id].slot != slot:
+                continue
+            between = text[earlier.span[0]:later.span[1]]
+            if _CORRECTION.search(between) and later.span[0] > earlier.span[0]:
+                dropped.append((earlier.prop_id, True))
+                break
+    return dropped
+
+
+def _confidence(signals: set[str]) -> Confidence:
+    """LOW when the reading rests on a doubtful cue, MEDIUM when it is indirect, else HIGH."""
+    low = {"conflicting_polarity", "echo_masked", "assistant_voice", "premise_not_engaged"}
+    medium = {"premise_adopted", "question_frame", "implicit_subject", "tag_question", "self_correction",
+              "premise_no_personal_clause"}
+    level = (ConfidenceLevel.LOW if signals & low else ConfidenceLevel.MEDIUM if signals & medium
+             else ConfidenceLevel.HIGH)
+    return Confidence(level=level, signals=sorted(signals))
 
 
 def _unmapped_values(body: str, span: tuple[int, int], env: _EnvelopeFacts, vocabulary: Vocabulary,

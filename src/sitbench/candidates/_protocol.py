@@ -47,6 +47,15 @@ class CandidateRequest(BaseModel):
 
     Deterministic mocks read it instead of parsing prose; remote models ignore it.
     It never contains anything the messages do not (no contract, no lineage id)."""
+    response_format: dict[str, Any] | None = None
+    """Constrain the output, in the OpenAI chat-completions form; None (the default) sends nothing.
+
+    ``{"type": "json_schema", "json_schema": {"name": ..., "schema": {...}, "strict": true}}``
+    asks for JSON that matches the schema, ``{"type": "json_object"}`` for any JSON object.
+    ``openai/`` sends it (as ``{"type": "json_object", "schema": ...}`` to servers that only
+    take that form, see its ``response_format_style`` option), ``llamacpp/`` and ``local/``
+    compile the schema into a grammar, ``anthropic/`` and the mocks ignore it: a caller must
+    still validate what comes back."""
 
 
 class CandidateResponse(BaseModel):
@@ -74,6 +83,18 @@ class CandidateResponse(BaseModel):
     """Wall time of the call including retries."""
     cached: bool = False
     """Served from the response cache: no model call was made for it in this run."""
+
+
+def response_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The JSON schema inside a ``response_format`` (either form), or None when it carries none."""
+    if not response_format:
+        return None
+    if response_format.get("type") == "json_schema":
+        inner = response_format.get("json_schema") or {}
+        schema = inner.get("schema") if isinstance(inner, dict) else None
+        return schema if isinstance(schema, dict) else None
+    schema = response_format.get("schema")
+    return schema if isinstance(schema, dict) else None
 
 
 @runtime_checkable

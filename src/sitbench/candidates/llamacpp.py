@@ -20,7 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, DecodingConfig
+from sitbench.candidates._protocol import (
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+    response_schema,
+)
 from sitbench.candidates._registry import candidate
 from sitbench.candidates._remote import coerce_options
 from sitbench.errors import InputError
@@ -181,7 +186,8 @@ class LlamaCppCandidate:
                 self._llama = self._llama_cpp.Llama(**kwargs)
         return self._llama
 
-    def _generate(self, messages: list[dict[str, str]], decoding: DecodingConfig) -> dict[str, Any]:
+    def _generate(self, messages: list[dict[str, str]], decoding: DecodingConfig,
+                  response_format: dict[str, Any] | None = None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "messages": messages,
             "temperature": decoding.temperature,
@@ -190,16 +196,24 @@ class LlamaCppCandidate:
         }
         if decoding.seed is not None:
             kwargs["seed"] = decoding.seed
+        if response_format is not None:
+            # llama-cpp-python compiles {"type": "json_object", "schema": ...} into a grammar;
+            # it does not know the OpenAI "json_schema" wrapper.
+            schema = response_schema(response_format)
+            kwargs["response_format"] = {"type": "json_object"} | ({"schema": schema} if schema else {})
         with self._lock:
             return self._load().create_chat_completion(**kwargs)
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
-        """Generate one answer; a prompt longer than ``n_ctx`` ends as a ``context_overflow`` drop."""
+        """Generate one answer; a prompt longer than ``n_ctx`` ends as a ``context_overflow`` drop.
+
+        A request's ``response_format`` (either OpenAI form) becomes a grammar over its JSON schema.
+        """
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
         base: dict[str, Any] = {"model_sent": self.model_label, "provider": PROVIDER}
         start = time.perf_counter()
         try:
-            result = await asyncio.to_thread(self._generate, messages, request.decoding)
+            result = await asyncio.to_thread(self._generate, messages, request.decoding, request.response_format)
         except ValueError as exc:
             match = _CONTEXT_ERROR.search(str(exc))
             if match is None:

@@ -10,7 +10,7 @@ import asyncio
 import os
 from typing import Any
 
-from sitbench.candidates._protocol import CandidateRequest, CandidateResponse
+from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, response_schema
 from sitbench.candidates._registry import candidate
 from sitbench.candidates._remote import (
     RETRY_OPTION_TYPES,
@@ -33,6 +33,9 @@ PROVIDER = "openai-compatible"
 # insists on a non-empty key. It is a constant, never recorded anywhere.
 _NO_KEY_PLACEHOLDER = "sitbench-no-key"
 
+RESPONSE_FORMAT_STYLES = ("auto", "json_schema", "json_object")
+"""How ``openai/`` sends a request's ``response_format`` (its ``response_format_style`` option)."""
+
 _OPTION_TYPES: dict[str, type] = {
     "base_url": str,
     "api_key_env": str,
@@ -40,6 +43,7 @@ _OPTION_TYPES: dict[str, type] = {
     "max_tokens_param": str,
     "send_top_p": bool,
     "send_seed": bool,
+    "response_format_style": str,
     "http_client": object,
     "sleep": object,
     **RETRY_OPTION_TYPES,
@@ -64,6 +68,7 @@ class OpenAICompatCandidate:
         max_tokens_param: str = "max_tokens",
         send_top_p: bool = True,
         send_seed: bool = True,
+        response_format_style: str = "auto",
         http_client: Any = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
@@ -80,6 +85,12 @@ class OpenAICompatCandidate:
                 (newer OpenAI models reject ``max_tokens``).
             send_top_p: Send ``top_p`` (some reasoning models reject it).
             send_seed: Send ``seed`` when the decoding config has one.
+            response_format_style: How a request's ``response_format`` is sent (requests
+                without one are unaffected): ``json_schema`` as given (OpenAI, vLLM, the C++
+                llama.cpp server), ``json_object`` as ``{"type": "json_object", "schema": ...}``
+                (llama-cpp-python's server, which rejects ``json_schema``), or ``auto``: the
+                given form first and, when the server refuses it as a bad request, the
+                ``json_object`` form, which is then kept for this candidate.
             http_client: An ``httpx`` async client for the SDK (tests use a mock transport).
             sleep: Awaitable sleep used between retries (tests record the delays).
 
@@ -104,6 +115,13 @@ class OpenAICompatCandidate:
         self.max_tokens_param = max_tokens_param
         self.send_top_p = send_top_p
         self.send_seed = send_seed
+        if response_format_style not in RESPONSE_FORMAT_STYLES:
+            raise InputError(
+                f"--model {self.name}: option response_format_style={response_format_style!r}; "
+                f"use one of {', '.join(RESPONSE_FORMAT_STYLES)}"
+            )
+        self.response_format_style = response_format_style
+        self._format_style = response_format_style
         self._sleep = sleep
         self._http_client = http_client
         key = os.environ.get(api_key_env)
@@ -150,7 +168,7 @@ class OpenAICompatCandidate:
             self._clients[key] = client
         return client
 
-    def _body(self, request: CandidateRequest) -> dict[str, Any]:
+    def _body(self, request: CandidateRequest, format_style: str | None = None) -> dict[str, Any]:
         decoding = request.decoding
         body: dict[str, Any] = {
             "model": self.model,
@@ -162,6 +180,12 @@ class OpenAICompatCandidate:
             body["top_p"] = decoding.top_p
         if self.send_seed and decoding.seed is not None:
             body["seed"] = decoding.seed
+        if request.response_format is not None:
+            if (format_style or self._format_style) == "json_object":
+                schema = response_schema(request.response_format)
+                body["response_format"] = {"type": "json_object"} | ({"schema": schema} if schema else {})
+            else:
+                body["response_format"] = request.response_format
         return body
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
@@ -171,24 +195,19 @@ class OpenAICompatCandidate:
             InputError: the server rejected the key (401/403) or does not know the
                 model or path (404): every further call would fail the same way.
         """
-        body = self._body(request)
-        client = self._client()
-
-        async def attempt() -> Any:
-            completion = await client.chat.completions.create(**body)
-            _check_shape(completion)
-            return completion
-
-        outcome: CallOutcome = await call_with_retries(
-            attempt,
-            classify=self._classifier.classify,
-            policy=self.retry,
-            attempt_timeout_s=self.timeout_s,
-            trial_id=request.trial_id,
-            log_label=self.name,
-            redact=self._redact,
-            sleep=self._sleep,
-        )
+        probing = (self._format_style == "auto" and request.response_format is not None
+                   and request.response_format.get("type") == "json_schema")
+        outcome = await self._call(self._body(request, "json_schema" if probing else None), request.trial_id)
+        if probing:
+            failure = outcome.failure
+            if failure is not None and failure.reason.startswith("bad_request"):
+                # llama-cpp-python's server takes a schema only as {"type": "json_object", "schema": ...}.
+                fallback = await self._call(self._body(request, "json_object"), request.trial_id)
+                if fallback.failure is None:
+                    self._format_style = "json_object"
+                    outcome = fallback
+            elif failure is None:
+                self._format_style = "json_schema"
         base = outcome.response_fields(self.model, PROVIDER)
         if outcome.failure is not None:
             return CandidateResponse(text=None, status="drop", drop_reason=outcome.failure.reason, **base)
@@ -208,6 +227,25 @@ class OpenAICompatCandidate:
             reason = f"no_text (finish_reason {choice.finish_reason})"
             return CandidateResponse(text=None, status="drop", drop_reason=reason, **base, **meta)
         return CandidateResponse(text=content, **base, **meta)
+
+    async def _call(self, body: dict[str, Any], trial_id: str) -> CallOutcome:
+        client = self._client()
+
+        async def attempt() -> Any:
+            completion = await client.chat.completions.create(**body)
+            _check_shape(completion)
+            return completion
+
+        return await call_with_retries(
+            attempt,
+            classify=self._classifier.classify,
+            policy=self.retry,
+            attempt_timeout_s=self.timeout_s,
+            trial_id=trial_id,
+            log_label=self.name,
+            redact=self._redact,
+            sleep=self._sleep,
+        )
 
     def describe(self) -> dict[str, Any]:
         """Provider, model id, base URL, timeouts and retry policy; never the key."""
@@ -249,7 +287,8 @@ def openai_candidate(name: str, **options: Any) -> OpenAICompatCandidate:
 
     Options: ``base_url``, ``api_key_env`` (default ``OPENAI_API_KEY``), ``timeout_s``
     (default 60), ``max_retries`` (default 4), ``retry_base_delay_s``, ``retry_max_delay_s``,
-    ``max_retry_after_s``, ``retry_seed``, ``max_tokens_param``, ``send_top_p``, ``send_seed``.
+    ``max_retry_after_s``, ``retry_seed``, ``max_tokens_param``, ``send_top_p``, ``send_seed``,
+    ``response_format_style`` (``auto``, ``json_schema`` or ``json_object``; default ``auto``).
 
     Raises:
         InputError: unknown option, bad value, or no key for the official endpoint.

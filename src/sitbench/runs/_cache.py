@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS responses (
 
 
 def request_key(describe: dict[str, Any], messages: list[Message], decoding: DecodingConfig, epoch: int = 0,
-                trial_id: str | None = None) -> str:
+                trial_id: str | None = None, response_format: dict[str, Any] | None = None) -> str:
     """SHA-256 hex digest of the canonical JSON of one request.
 
     Args:
@@ -65,6 +65,8 @@ def request_key(describe: dict[str, Any], messages: list[Message], decoding: Dec
         decoding: Decoding parameters (seed included).
         epoch: Repetition index, so repeated samples of one request get distinct entries.
         trial_id: The request's trial id; used only when ``decoding.temperature > 0``.
+        response_format: The request's output constraint; keys of requests without one are
+            the same as before the field existed.
     """
     stable = {k: v for k, v in describe.items() if k not in VOLATILE_FIELDS}
     payload = {
@@ -77,6 +79,8 @@ def request_key(describe: dict[str, Any], messages: list[Message], decoding: Dec
     }
     if decoding.temperature > 0:
         payload["trial_id"] = trial_id
+    if response_format is not None:
+        payload["response_format"] = response_format
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -201,7 +205,8 @@ class CachedCandidate:
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
         """Cached answer, or the candidate's (stored when it is not a drop)."""
-        key = request_key(self._describe, request.messages, request.decoding, self.epoch, request.trial_id)
+        key = request_key(self._describe, request.messages, request.decoding, self.epoch, request.trial_id,
+                          request.response_format)
         cached = self.cache.get(key)
         if cached is not None:
             self.hits += 1

@@ -71,6 +71,7 @@ from sitbench.schema import (
     Envelope,
     ExtractedClaim,
     Observation,
+    Predicate,
     Proposition,
     UncertaintyLevel,
     UnmappedAssertion,
@@ -129,7 +130,13 @@ _MEMORY_UNCERTAIN = _words(r"don't remember", r"do not remember", r"can't rememb
                            r"draw a blank")
 _NOT_KNOWING = _words(r"(?:don't|do not|doesn't|does not) (?:really |actually |honestly )?know",
                       r"don't think i know", r"do not think i know")
-_ABSTAIN = _words(r"i don't (?:really |actually |honestly )?know", r"i do not (?:really )?know", r"i'm not sure",
+_ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|foggiest|first)) (?:clue|idea)",
+                  r"(?:i'd|i would) (?:just )?be (?:making it up|guessing|bluffing)", r"out of my depth",
+                  r"(?:well )?outside (?:of )?my (?:lane|wheelhouse|area|field)", r"not my (?:area|field|subject|thing)",
+                  r"(?:draws?|drew|drawing) a (?:complete )?blank", r"no (?:real )?idea", r"not the first (?:clue|idea)",
+                  r"(?:don't|do not) know the first thing", r"beyond my (?:ken|knowledge)", r"haven't got to",
+                  r"haven't gotten to", r"on my (?:to-learn|to learn|reading) list", r"wouldn't know where to (?:start|begin)",
+                  r"i don't (?:really |actually |honestly )?know", r"i do not (?:really )?know", r"i'm not sure",
                   r"i am not sure", r"not sure", r"no idea",
                   r"i can't say(?! much| more| too much| anything)", r"i cannot say(?! much| more)",
                   r"can't help (?:you )?with", r"not familiar",
@@ -149,6 +156,13 @@ _REJECT = re.compile(
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
     _I)
 _WITHHOLD = _words(r"rather not", r"prefer not",
+                   r"(?:not|n't|nothing|never)(?:\s+[\w']+){0,5}?\s+(?:discuss(?:ing)?|talk(?:ing)? about|get(?:ting)? into|"
+                   r"go(?:ing)? into|shar(?:e|ing)|comment(?:ing)? on|open(?:ing)? up about|go(?:ing)? there)",
+                   r"neither confirm(?:ing)? nor deny(?:ing)?", r"(?:won't|can't|cannot) confirm or deny",
+                   r"stays? between (?:me|us)", r"keep(?:ing)? (?:[\w']+\s+){0,4}?(?:to myself|under wraps|close to my chest|"
+                   r"private|quiet|on the down-?low)", r"(?:a |that's a |it's a )?private (?:one|matter|thing)",
+                   r"(?:i'll|let's|i will) leave it (?:there|at that)", r"off the record", r"not for sharing",
+                   r"my lips are sealed", r"no comment",
                    r"(?:i'd rather|i would rather|i'll|i will|i'm|i am|i)\s+keep(?:ing)?\s+(?:[\w']+\s+){0,4}?"
                    r"(?:to myself|private|quiet|under wraps|between me and)",
                    r"keeping (?:[\w']+ ){0,3}(?:private|to myself|under wraps)",
@@ -171,6 +185,12 @@ _QUALIFY = _words(r"probably", r"maybe", r"perhaps", r"possibly", r"i might be w
 _ACQUIRED_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"course", r"classes", r"class",
                        r"lessons?", r"training", r"trained", r"certificat\w*", r"exam", r"read", r"reading",
                        r"practi[cs]\w*", r"picked up", r"taught", r"workshop", r"module", r"seminar", r"lecture\w*")
+# Studying or learning a discipline ("I did chemistry at school", "never took it").
+_STUDY_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"course", r"courses", r"classes", r"class",
+                    r"lessons?", r"training", r"trained", r"certificat\w*", r"exams?", r"read", r"reading",
+                    r"practi[cs]\w*", r"picked up", r"taught", r"workshop", r"module", r"seminar", r"lectures?",
+                    r"took", r"take", r"taken", r"did", r"do", r"done", r"school", r"degree", r"major(?:ed)?",
+                    r"university", r"uni", r"college", r"background", r"textbook")
 _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you)", r"(?:he|she|they) said",
                    r"(?:he|she|they) mentioned", r"says that", r"informed me")
 _DECISION_IT = _words(r"(?:agreed|settled|decided) on it", r"went with it", r"(?:picked|chose|named|called) it")
@@ -212,8 +232,9 @@ _TAG_QUESTION = re.compile(
     r"i think|i believe|remember|no\?)\s*(\?)", _I)
 # Self-description as an AI system: the identity is not speaking, so nothing personal is asserted.
 _ASSISTANT_VOICE = re.compile(
-    r"(?<![\w'])(?:i'm|i am|as)\s+(?:just\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|language model|chatbot|"
-    r"bot|llm)(?![\w'])", _I)
+    r"(?<![\w'])(?:(?:i'm|i am|as)\s+(?:just\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|language model|chatbot|"
+    r"bot|llm)|i'm here to (?:help|assist)|i am here to (?:help|assist)|how (?:can|may) i (?:help|assist)|"
+    r"(?:let me know|feel free to ask) if you have (?:any )?(?:other|more) questions)(?![\w'])", _I)
 # A sentence-initial predicate with no subject in reply to a question put to the identity
 # ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
 _IMPLICIT_SUBJECT = re.compile(
@@ -266,8 +287,6 @@ _NOT_VALUES = {"i", "the", "a", "an", "my", "our", "it", "this", "that", "there"
                "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday",
                "thursday", "friday", "saturday", "sunday", "yes", "no", "for", "in", "at", "on"}
 _QUOTE = re.compile(r"[\"“”](?:[^\"“”]{0,400})[\"“”]")
-_PLACE_PREDICATES = {"lived_in", "grew_up_in", "visited", "worked_in"}
-_KNOWLEDGE_PREDICATES = {"knows", "has_skill"}
 # A sentence that can assert where the identity lived or grew up speaks of living, moving, being or time there.
 _PLACE_PREDICATE_WORDS = _words(r"liv(?:e|ed|es|ing)", r"home", r"homes", r"based", r"mov(?:e|ed|es|ing)",
                                 r"stay(?:ed|ing)?", r"spent", r"spend", r"years?", r"months?", r"time", r"abroad",
@@ -335,6 +354,13 @@ class _EnvelopeFacts:
     addressed: bool
     year: int | None
     context: str
+    question_props: frozenset[str] = frozenset()
+    """What the question sentence asks about: props it names, their slot-mates (a place or a name can be
+    answered by another value) and, for knowledge, the members of their equivalence class."""
+    question_domains: frozenset[str] = frozenset()
+    """Domains the question sentence itself asks about (not those only named in a preamble)."""
+    asked_classes: frozenset[str] = frozenset()
+    """Equivalence classes of the knowledge the question asks about."""
 
 
 class Vocabulary:
@@ -394,8 +420,19 @@ class Vocabulary:
         self._cw_cue = re.compile(r"(?<![\w])(?:" + "|".join(cue_alternatives) + r")(?![\w])", _I) \
             if cue_alternatives else None
         self._decl_by_predicate = {decl.predicate: decl for decl in self.closed_world}
+        self._stances = _stance_index(self.universe)
+        # The discipline a world fact belongs to (its registry domain) names the knowledge of that fact.
+        self._discipline_props: dict[str, list[Proposition]] = {}
+        for fact in self.universe:
+            if fact.world_fact and fact.equivalence_class:
+                mates = [p for p in self.universe if p.equivalence_class == fact.equivalence_class
+                         and p.predicate.is_acquired]
+                self._discipline_props.setdefault(fact.domain.lower(), []).extend(mates)
+        self._discipline = re.compile(r"(?<![\w])(?:" + "|".join(
+            re.escape(d) for d in sorted(self._discipline_props, key=len, reverse=True)) + r")(?![\w])", _I) \
+            if self._discipline_props else None
 
-    def _scan(self, text: str, context: str = "") -> list[tuple[Proposition, int, int]]:
+    def _scan(self, text: str, context: str = "", topic_context: str = "") -> list[tuple[Proposition, int, int]]:
         """Every occurrence of every form; a compound form may take missing parts from ``context``."""
         found: list[tuple[Proposition, int, int]] = []
         if self._simple is not None and self._starts is not None:
@@ -417,6 +454,8 @@ class Vocabulary:
                             h or (topic and i in there) for h, i, topic in zip(hits, form.parts, form.topic))):
                         start, end = next(h for h in reversed(hits) if h is not None)
                         found.append((form.prop, start, end))
+        if self._stances:
+            found.extend(_stance_mentions(self._stances, text, context + " " + topic_context))
         found.sort(key=lambda f: f[1])
         return found
 
@@ -436,9 +475,10 @@ class Vocabulary:
                 out.setdefault(i, (m.start(), m.end()))
         return out
 
-    def _filtered(self, text: str, context: str = "") -> list[tuple[Proposition, int, int]]:
-        """Occurrences that are mentions (see the module docstring for what is not)."""
-        found = self._scan(text, context)
+    def _filtered(self, text: str, context: str = "", topic_context: str = "") -> list[tuple[Proposition, int, int]]:
+        """Occurrences that are mentions (see the module docstring for what is not); a belief's topic may
+        also come from ``topic_context`` (the question)."""
+        found = self._scan(text, context, topic_context)
         if not found:
             return found
         dropped: set[int] = set()
@@ -449,13 +489,13 @@ class Vocabulary:
                 dropped.add(i)  # part of a proper name ("Cascadia Robotics")
                 continue
             after = _MODIFIED_NOUN.match(text, end)
-            if after and not (prop.predicate in _KNOWLEDGE_PREDICATES and after.group(1).lower() in _COURSE_NOUNS):
+            if after and not (prop.predicate.is_acquired and after.group(1).lower() in _COURSE_NOUNS):
                 dropped.add(i)  # modifier of a course or a story ("a crypto course", "sailing stories")
                 continue
-            if prop.predicate in _PLACE_PREDICATES and _RETURN_BEFORE.search(text, max(0, start - 20), start):
+            if prop.predicate.is_place and _RETURN_BEFORE.search(text, max(0, start - 20), start):
                 dropped.add(i)  # the goal of a return ("moved back to Cork")
                 continue
-            if prop.predicate == "stance_change" and _ABOUT_OTHER.match(text, end):
+            if prop.predicate is Predicate.STANCE_CHANGE and _ABOUT_OTHER.match(text, end):
                 dropped.add(i)  # a change of mind about other things
         for i in range(len(found) - 1):
             (a, sa, ea), (b, sb, eb) = found[i], found[i + 1]
@@ -512,13 +552,13 @@ def _provenance(prop: Proposition, text: str) -> ClaimProvenance:
     """Clause-local provenance: knowledge and skills are acquired, other facts lived, unless told."""
     if _TOLD_CUE.search(text):
         return ClaimProvenance.TOLD_BY
-    if prop.predicate in _KNOWLEDGE_PREDICATES:
+    if prop.predicate.is_acquired:
         return ClaimProvenance.ACQUIRED
     return ClaimProvenance.PERSONAL_EXPERIENCE
 
 
 def _is_place(prop: Proposition) -> bool:
-    return prop.predicate in _PLACE_PREDICATES
+    return prop.predicate.is_place
 
 
 def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFacts:
@@ -532,9 +572,22 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
         domains |= {p.domain for p in mentioned}
         addressed = bool(_SECOND_PERSON.search(utterance) or _FIRST_PERSON.search(utterance))
         year = envelope.date.year if hasattr(envelope.date, "year") else None
+        questions = " ".join(m.group(0) for m in _SENTENCE.finditer(utterance) if "?" in m.group(0)) or utterance
+        named = [p for p, _, _ in vocabulary.mentions(questions)]
+        q_domains = {d for d, cues in DOMAIN_CUES.items()
+                     if any(re.search(r"(?<!\w)" + re.escape(c) + r"(?!\w)", questions, _I) for c in cues)}
+        q_domains |= {p.domain for p in named}
+        classes = {p.equivalence_class for p in named if p.equivalence_class}
+        q_props = {p.prop_id for p in named}
+        for prop in vocabulary.universe:
+            if prop.equivalence_class in classes:
+                q_props.add(prop.prop_id)
+            elif not prop.predicate.is_epistemic and any(prop.slot == n.slot for n in named):
+                q_props.add(prop.prop_id)
         cached = _EnvelopeFacts(presupposed=_presupposed(envelope, vocabulary), asked=mentioned,
                                 answer_domains=frozenset(domains), addressed=addressed, year=year,
-                                context=utterance)
+                                context=utterance, question_props=frozenset(q_props),
+                                question_domains=frozenset(q_domains), asked_classes=frozenset(classes))
         if len(vocabulary._envelope_cache) > 4096:
             vocabulary._envelope_cache.clear()
         vocabulary._envelope_cache[key] = cached
@@ -615,7 +668,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     acts: set[Act] = set()
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
-    not_knowing = withheld = general_answer = hearsay = False
+    not_knowing = withheld = general_answer = hearsay = acquisition_statement = False
     hedged = tagged
     facts: list[_ClauseFacts] = []
     last_place: Proposition | None = None
@@ -637,10 +690,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         nonlocal not_knowing
         acts.add(Act.REJECT)
         for prop in targets:
-            provenance = ClaimProvenance.ACQUIRED if prop.predicate in _KNOWLEDGE_PREDICATES \
+            provenance = ClaimProvenance.ACQUIRED if prop.predicate.is_acquired \
                 else ClaimProvenance.PERSONAL_EXPERIENCE
             record.claims.append(add(prop, False, provenance, span))
-            if prop.predicate in _KNOWLEDGE_PREDICATES:
+            if prop.predicate.is_acquired:
                 acts.add(Act.ABSTAIN)
                 not_knowing = True
 
@@ -684,7 +737,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         # Ellipsis: a verbless answer, or the elaboration after a colon, may leave the topic to the question.
         elaboration = bool(facts) and facts[-1].clause.label and facts[-1].clause.sentence == clause.sentence
         found = vocabulary._filtered(body, env.context + " " + (facts[-1].clause.text if facts else "")) \
-            if fragment_at is not None or elaboration else vocabulary._filtered(body)
+            if fragment_at is not None or elaboration else vocabulary._filtered(body, "", env.context)
         positions: dict[str, tuple[int, int]] = {}
         mentioned: list[Proposition] = []
         for prop, start, end in found:
@@ -695,6 +748,13 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 continue  # a place in passing; denying any contact with it still denies living there
             positions[prop.prop_id] = (start, end)
             mentioned.append(prop)
+        if env.asked_classes and vocabulary._discipline is not None and _STUDY_CUE.search(body):
+            # "I never studied chemistry": the discipline of the asked world fact stands for its knowledge.
+            for m in vocabulary._discipline.finditer(body):
+                for prop in vocabulary._discipline_props.get(m.group(0).lower(), ()):
+                    if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
+                        positions[prop.prop_id] = (m.start(), m.end())
+                        mentioned.append(prop)
         if _THERE.search(body) and sentence_places and not any(_is_place(p) for p in mentioned):
             anchor = last_place or (envelope_places[0] if envelope_places else None)
             if anchor is not None:
@@ -751,8 +811,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if not own_first_person and _HEARSAY.search(core):
             hearsay = True
         record.asserting = True
-        record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))) \
-            and not _THIRD_PARTY.search(core)
+        if (own_first_person and not general_paragraph and _STUDY_CUE.search(body)
+                and _count_negators(core) % 2 == 0):
+            acquisition_statement = True
+        record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))
+                              or not _FINITE.search(core)) and not _THIRD_PARTY.search(core)
         if general_paragraph and mentioned:
             general_answer = True
         historical = bool(_HISTORICAL.search(body)) or label_historical
@@ -778,18 +841,23 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                         and bool(_FRAGMENT_LEAD.match(core[:start])) and bool(_FRAGMENT_TAIL.match(body, end))
                         and (clause.sentence == 0 or not _COPULAR_ANSWER.match(body)))
             if (not in_frame and not first_person and env.addressed and prop.domain in env.answer_domains
-                    and _PAST_TENSE.search(body) and not _OTHER_SUBJECT.search(core)
+                    and not prop.predicate.is_epistemic and _PAST_TENSE.search(body) and not _OTHER_SUBJECT.search(core)
                     and not _THIRD_PARTY.search(core)):
                 in_frame = True  # "That first job was all crypto engineering": the question's frame
                 signals.add("question_frame")
+            if (not in_frame and not first_person and prop.predicate is Predicate.STANCE
+                    and prop.domain in env.question_domains and not _THIRD_PARTY.search(core)
+                    and not _OTHER_SUBJECT_PERSON.search(core)):
+                in_frame = True  # an opinion stated in reply to "what's your view" is the speaker's
+                signals.add("stance_frame")
             if not first_person and not in_frame:
                 continue
-            if historical and prop.predicate == "stance":
+            if historical and prop.predicate is Predicate.STANCE:
                 continue
             record.claims.append(add(prop, not negative, _provenance(prop, body), span))
             if negative:
                 acts.add(Act.REJECT)
-                if prop.predicate in _KNOWLEDGE_PREDICATES:
+                if prop.predicate.is_acquired:
                     acts.add(Act.ABSTAIN)
                     not_knowing = True
         if first_person:
@@ -822,8 +890,26 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         acts.add(Act.WITHHOLD)
     if hedged:
         acts.add(Act.QUALIFY)
+    # An acquisition the response states anywhere ("I did the post-quantum course") is where the
+    # knowledge it then explains comes from.
+    if acquisition_statement:
+        for key, claim in list(claims.items()):
+            prop = vocabulary.by_id[claim.prop_id]
+            if claim.polarity and prop.world_fact and claim.provenance is ClaimProvenance.UNSPECIFIED:
+                claims[key] = claim.model_copy(update={"provenance": ClaimProvenance.ACQUIRED})
+                for mate in vocabulary.universe:
+                    if (mate.equivalence_class == prop.equivalence_class and mate.predicate.is_acquired
+                            and (mate.prop_id, False) not in claims):
+                        claims.setdefault((mate.prop_id, True), ExtractedClaim(
+                            prop_id=mate.prop_id, polarity=True, provenance=ClaimProvenance.ACQUIRED, span=claim.span))
+                signals.add("provenance_linked")
     positive = [c for c in claims.values() if c.polarity]
-    if positive or general_answer or any(u.polarity and u.slot for u in unmapped):
+    # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
+    # about), not an incidental true fact.
+    answering = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
+    if positive and not answering:
+        signals.add("incidental_claims_only")
+    if answering or general_answer or any(u.polarity and u.slot for u in unmapped):
         acts.add(Act.ANSWER)
     uncertainty = (UncertaintyLevel.NOT_KNOWING if not_knowing
                    else UncertaintyLevel.HEDGED if hedged else UncertaintyLevel.NONE)
@@ -850,11 +936,87 @@ _STOPWORDS = frozenset(
     "which who whom whose why how was were is are be been being am do did does done have has had having i you he "
     "she it we they me him her us them my your his its our their this that these those there here then than too "
     "very just also really like did not no yes can could would should will shall may might must".split())
+_OTHER_SUBJECT_PERSON = _words(r"you", r"you're", r"he", r"she", r"people", r"everyone", r"someone", r"some say")
 _THIRD_PARTY = re.compile(
     r"(?<![\w'])(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:brother|sister|cousin|mother|mum|mom|father|dad|"
     r"friend|partner|wife|husband|colleague|boss|manager|aunt|uncle|son|daughter|neighbou?r|flatmate|roommate)"
     r"(?:'s)?(?![\w])|(?<![\w'])(?:he|she|they)\s+(?:said|says|swears?|thinks?|believes?|lived|grew|worked|"
     r"studied|spent|went)(?![\w'])", _I)
+
+
+def _stem(word: str) -> str:
+    """A crude English stem, enough to meet "banned"/"ban", "structured"/"structure"."""
+    word = word.lower().strip("'")
+    for suffix in ("ing", "ed", "es", "ly", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[:-len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class _Stance:
+    prop: Proposition
+    distinctive: frozenset[str]
+    """Stems of the stance's value that no other stance of its belief has."""
+    topic: frozenset[str]
+    """Stems every stance of the belief shares (what the belief is about)."""
+
+
+def _stance_index(universe: Sequence[Proposition]) -> list[_Stance]:
+    """Stances (and changes of mind) readable from the registry values themselves, not only surface forms."""
+    by_slot: dict[str, list[Proposition]] = {}
+    for prop in universe:
+        if prop.predicate is Predicate.STANCE:
+            by_slot.setdefault(prop.slot, []).append(prop)
+    out = []
+    for slot, stances in by_slot.items():
+        stems = [{_stem(w) for w in _content_words(" ".join([p.value, *(f.replace("+", " ") for f in p.surface_forms)]))}
+                 for p in stances]
+        topic = frozenset(set.intersection(*stems)) if stems else frozenset()
+        for prop, own in zip(stances, stems):
+            others = set().union(*(o for o in stems if o is not own))
+            distinctive = frozenset(own - others - topic)
+            if distinctive:
+                out.append(_Stance(prop, distinctive, topic))
+        for change in universe:
+            if change.predicate is Predicate.STANCE_CHANGE and change.slot.startswith(slot + "."):
+                out.append(_Stance(change, frozenset(), topic))
+    return out
+
+
+_CHANGE_OF_MIND = _words(r"changed my mind", r"change of heart", r"chang(?:ed|ing) my (?:view|tune|position|thinking)",
+                         r"c[oa]me (?:a)?round", r"u-turn", r"turned around", r"flipped", r"switched sides",
+                         r"used to (?:think|believe|feel|be)", r"no longer (?:think|believe|feel)",
+                         r"(?:i've|i have|i) (?:since )?(?:shifted|moved|revised|reversed)", r"won me over",
+                         r"i was wrong about", r"rethought", r"re-thought", r"converted", r"softened",
+                         r"not any ?more", r"these days i", r"now i (?:think|believe|reckon)")
+
+
+def _stance_mentions(index: list[_Stance], text: str, context: str) -> list[tuple[Proposition, int, int]]:
+    """Stances whose distinctive words (half of them, at least one) occur, on a topic the text or the question
+    names; changes of mind on a topic the text or the question names."""
+    words = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z][\w'-]*", text)]
+    stems = {w for _, _, w in words}
+    asked = {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", context)}
+    out = []
+    change = _CHANGE_OF_MIND.search(text)
+    for stance in index:
+        on_topic = bool(stance.topic & stems) or bool(stance.topic & asked)
+        if not on_topic:
+            continue
+        if not stance.distinctive:
+            if change is not None:
+                out.append((stance.prop, change.start(), change.end()))
+            continue
+        hits = [(a, b) for a, b, w in words if w in stance.distinctive]
+        if len({w for w in stems if w in stance.distinctive}) >= max(1, len(stance.distinctive) // 4):
+            out.append((stance.prop, hits[0][0], hits[0][1]))
+    return out
 
 
 def _content_words(text: str) -> list[str]:
@@ -868,7 +1030,8 @@ def _untag_questions(text: str) -> tuple[str, bool]:
     def swap(m: re.Match[str]) -> str:
         nonlocal tagged
         tagged = True
-        return m.group(0)[:-1] + "."
+        # The tag itself goes (so "Bluefin, wasn't it?" reads as the answer "Bluefin."), offsets kept.
+        return " " * (len(m.group(0)) - 1) + "."
 
     return _TAG_QUESTION.sub(swap, text), tagged
 
@@ -878,13 +1041,13 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 def _mask_echo(text: str, utterance: str) -> tuple[str, bool]:
     """Blank sentences that only repeat the question's own words (a verbatim or reshuffled echo)."""
-    asked = set(_content_words(utterance))
+    asked = {_stem(w) for w in _content_words(utterance)}
     if not asked:
         return text, False
     out = list(text)
     echoed = False
     for m in _SENTENCE.finditer(text):
-        words = _content_words(m.group(0))
+        words = [_stem(w) for w in _content_words(m.group(0))]
         if len(words) >= 3 and all(w in asked for w in words) and not _NEGATOR.search(m.group(0)) \
                 and not re.search(r"(?<![\w'])(?:i|i'm|i've|my|we)(?![\w'])", m.group(0), _I):
             out[m.start():m.end()] = " " * (m.end() - m.start())
@@ -904,12 +1067,16 @@ def _mask_assistant_voice(text: str) -> tuple[str, bool]:
 
 
 def _engages(text: str, utterance: str, vocabulary: Vocabulary) -> bool:
-    """Whether the reply takes up the question at all: shares a content word with it, or names a value."""
+    """Whether the reply takes up the question at all: shares a content word with it, names a value, or is a
+    short verbless answer ("The custard tarts.")."""
     if not text.strip():
         return False
-    if set(_content_words(text)) & set(_content_words(utterance)):
+    if {_stem(w) for w in _content_words(text)} & {_stem(w) for w in _content_words(utterance)}:
         return True
-    return bool(vocabulary.mentions(text))
+    if vocabulary.mentions(text):
+        return True
+    first = _SENTENCE.search(text.strip())
+    return len(text.split()) <= 15 and first is not None and not _FINITE.search(first.group(0))
 
 
 def _self_corrected(claims: dict[tuple[str, bool], ExtractedClaim], text: str,
@@ -927,6 +1094,15 @@ def _self_corrected(claims: dict[tuple[str, bool], ExtractedClaim], text: str,
                 dropped.append((earlier.prop_id, True))
                 break
     return dropped
+
+
+def _answers(prop: Proposition, env: _EnvelopeFacts) -> bool:
+    """Whether a positive claim of ``prop`` supplies what the question asks for."""
+    if prop.prop_id in env.question_props:
+        return True
+    if prop.predicate.is_epistemic:
+        return not env.asked_classes and prop.domain in env.question_domains
+    return prop.domain in env.question_domains
 
 
 def _confidence(signals: set[str]) -> Confidence:

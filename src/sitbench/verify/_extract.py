@@ -572,7 +572,9 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
         domains |= {p.domain for p in mentioned}
         addressed = bool(_SECOND_PERSON.search(utterance) or _FIRST_PERSON.search(utterance))
         year = envelope.date.year if hasattr(envelope.date, "year") else None
-        questions = " ".join(m.group(0) for m in _SENTENCE.finditer(utterance) if "?" in m.group(0)) or utterance
+        # What is asked: the questions and requests, not a preamble of hearsay ("Word is you might…").
+        questions = " ".join(m.group(0) for m in _SENTENCE.finditer(utterance)
+                             if "?" in m.group(0) or _REQUEST.match(m.group(0))) or utterance
         named = [p for p, _, _ in vocabulary.mentions(questions)]
         q_domains = {d for d, cues in DOMAIN_CUES.items()
                      if any(re.search(r"(?<!\w)" + re.escape(c) + r"(?!\w)", questions, _I) for c in cues)}
@@ -664,7 +666,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     text, assistant_voice = _mask_assistant_voice(text)
     if assistant_voice:
         signals.add("assistant_voice")
-    engaged = _engages(text, envelope.utterance, vocabulary)
+    # A reply in an AI assistant's voice, or one left empty once echoes are removed, does not speak
+    # as the identity: it adopts no premise.
+    engaged = bool(text.strip()) and not assistant_voice
     acts: set[Act] = set()
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
@@ -874,7 +878,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         # fragment, or a past-tense account) goes along with it; a generic description, an echo or
         # an assistant's off-topic chatter adopts nothing.
         content = [f for f in facts if f.asserting and f.answer_like and not f.clause.question
-                   and len(f.clause.text.split()) >= 3] if engaged else []
+                   and _content_words(f.clause.text)] if engaged else []
         if env.presupposed and not content:
             signals.add("premise_not_engaged" if not engaged else "premise_no_personal_clause")
         if content:
@@ -931,6 +935,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     )
 
 
+_REQUEST = re.compile(r"^\W*(?:please\s+)?(?:tell|remind|describe|explain|walk|talk|share|give|say|list|name)\b", _I)
 _STOPWORDS = frozenset(
     "a an the and or but so if of in on at to for from with by about as into over after before when where what "
     "which who whom whose why how was were is are be been being am do did does done have has had having i you he "
@@ -1064,19 +1069,6 @@ def _mask_assistant_voice(text: str) -> tuple[str, bool]:
         if _ASSISTANT_VOICE.search(m.group(0)) and not _GENERAL_LABEL.search(m.group(0)):
             out[m.start():m.end()] = " " * (m.end() - m.start())
     return "".join(out), True
-
-
-def _engages(text: str, utterance: str, vocabulary: Vocabulary) -> bool:
-    """Whether the reply takes up the question at all: shares a content word with it, names a value, or is a
-    short verbless answer ("The custard tarts.")."""
-    if not text.strip():
-        return False
-    if {_stem(w) for w in _content_words(text)} & {_stem(w) for w in _content_words(utterance)}:
-        return True
-    if vocabulary.mentions(text):
-        return True
-    first = _SENTENCE.search(text.strip())
-    return len(text.split()) <= 15 and first is not None and not _FINITE.search(first.group(0))
 
 
 def _self_corrected(claims: dict[tuple[str, bool], ExtractedClaim], text: str,

@@ -72,6 +72,7 @@ from sitbench.schema import (
     ExtractedClaim,
     Observation,
     Predicate,
+    PredicateKind,
     Proposition,
     UncertaintyLevel,
     UnmappedAssertion,
@@ -155,7 +156,13 @@ _REJECT = re.compile(
     r"didn't happen|that's not me|not me|i think you've got|you've got (?:me|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
     _I)
-_WITHHOLD = _words(r"rather not", r"prefer not",
+_WITHHOLD_NT = re.compile(
+    r"n't(?:\s+[\w']+){0,5}?\s+(?:discuss(?:ing)?|talk(?:ing)? about|get(?:ting)? into|go(?:ing)? into|shar(?:e|ing)|"
+    r"comment(?:ing)? on|open(?:ing)? up about|go(?:ing)? there)(?![\w'])|n't possibly say", _I)
+_WITHHOLD = _words(r"rather not", r"prefer not", r"(?:a )?conversation for another (?:day|time)",
+                   r"leave (?:that|this|it)(?: one)? with me", r"(?:keep|keeping) my own counsel",
+                   r"couldn't possibly (?:say|comment)", r"not (?:for|up for) (?:sharing|discussion)",
+                   r"(?:that's|it's) (?:personal|my business)", r"mum's the word", r"wouldn't like to say",
                    r"(?:not|n't|nothing|never)(?:\s+[\w']+){0,5}?\s+(?:discuss(?:ing)?|talk(?:ing)? about|get(?:ting)? into|"
                    r"go(?:ing)? into|shar(?:e|ing)|comment(?:ing)? on|open(?:ing)? up about|go(?:ing)? there)",
                    r"neither confirm(?:ing)? nor deny(?:ing)?", r"(?:won't|can't|cannot) confirm or deny",
@@ -359,6 +366,8 @@ class _EnvelopeFacts:
     answered by another value) and, for knowledge, the members of their equivalence class."""
     question_domains: frozenset[str] = frozenset()
     """Domains the question sentence itself asks about (not those only named in a preamble)."""
+    polar: bool = False
+    """The question is a yes/no question ("Are you still set on the narrowboat?")."""
     asked_classes: frozenset[str] = frozenset()
     """Equivalence classes of the knowledge the question asks about."""
 
@@ -589,7 +598,9 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
         cached = _EnvelopeFacts(presupposed=_presupposed(envelope, vocabulary), asked=mentioned,
                                 answer_domains=frozenset(domains), addressed=addressed, year=year,
                                 context=utterance, question_props=frozenset(q_props),
-                                question_domains=frozenset(q_domains), asked_classes=frozenset(classes))
+                                question_domains=frozenset(q_domains), asked_classes=frozenset(classes),
+                                polar=any(_AUX_START.match(m.group(0)) for m in _SENTENCE.finditer(questions)
+                                          if "?" in m.group(0)))
         if len(vocabulary._envelope_cache) > 4096:
             vocabulary._envelope_cache.clear()
         vocabulary._envelope_cache[key] = cached
@@ -605,12 +616,18 @@ def presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]
 def _presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
     out: dict[str, Proposition] = {}
     for clause in clauses(clean(envelope.utterance)):
-        if not _SECOND_PERSON.search(clause.text) or _PRESUPPOSITION_BLOCK.search(clause.text):
+        if _PRESUPPOSITION_BLOCK.search(clause.text) or _AUX_START.search(clause.text) \
+                or _count_negators(clause.text) % 2:
             continue
-        if _AUX_START.search(clause.text) or _count_negators(clause.text) % 2:
+        # "When you lived in X…?" presupposes X; so does "How is the council seat going?": a question
+        # about how one's own plan is going takes the plan for granted.
+        own_plan_question = clause.question and bool(_WH_OR_NEWS.match(clause.text))
+        if not _SECOND_PERSON.search(clause.text) and not own_plan_question:
             continue
         for prop, _, _ in vocabulary.mentions(clause.text):
-            if not prop.world_fact:
+            if prop.world_fact:
+                continue
+            if _SECOND_PERSON.search(clause.text) or prop.predicate.kind is PredicateKind.PLAN:
                 out.setdefault(prop.prop_id, prop)
     return list(out.values())
 
@@ -772,12 +789,18 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             label_historical = bool(_PAST_LABEL.search(body)) or any(
                 env.year is not None and int(y) < env.year for y in _YEAR.findall(body))
 
-        if _WITHHOLD.search(core):
+        if _WITHHOLD.search(core) or _WITHHOLD_NT.search(core):
             withheld = True
             continue  # a refusal asserts nothing about its topic
         stripped = _DISCOURSE_LEAD.sub("", core).strip()
         if _BARE_NEGATION.search(stripped):
             negate(antecedents(), record, span)
+            continue
+        if (env.polar and sentence_start and not clause.question and _AFFIRMATIVE_LEAD.match(stripped)
+                and _count_negators(core) % 2 == 0 and not mentioned):
+            signals.add("polar_affirmation")  # "Still planning it, yes." / "More than ever."
+            for prop in asked:
+                record.claims.append(add(prop, True, _provenance(prop, body), span))
             continue
         if _BARE_AFFIRMATION.search(stripped) and not clause.question:
             for prop in asked:
@@ -935,6 +958,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     )
 
 
+_WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
+_AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
+                               r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
 _REQUEST = re.compile(r"^\W*(?:please\s+)?(?:tell|remind|describe|explain|walk|talk|share|give|say|list|name)\b", _I)
 _STOPWORDS = frozenset(
     "a an the and or but so if of in on at to for from with by about as into over after before when where what "

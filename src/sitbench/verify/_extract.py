@@ -595,6 +595,10 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
                 q_props.add(prop.prop_id)
             elif not prop.predicate.is_epistemic and any(prop.slot == n.slot for n in named):
                 q_props.add(prop.prop_id)
+        question_stems = {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", questions)}
+        for stance in vocabulary._stances:
+            if _on_topic(stance.topic, question_stems):
+                q_props.add(stance.prop.prop_id)  # "Where do you stand on zoos?" asks for a zoo stance
         cached = _EnvelopeFacts(presupposed=_presupposed(envelope, vocabulary), asked=mentioned,
                                 answer_domains=frozenset(domains), addressed=addressed, year=year,
                                 context=utterance, question_props=frozenset(q_props),
@@ -1036,18 +1040,36 @@ def _stance_mentions(index: list[_Stance], text: str, context: str) -> list[tupl
     asked = {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", context)}
     out = []
     change = _CHANGE_OF_MIND.search(text)
+    best: dict[str, tuple[float, tuple[Proposition, int, int]]] = {}
+    ties: dict[str, list[tuple[Proposition, int, int]]] = {}
     for stance in index:
-        on_topic = bool(stance.topic & stems) or bool(stance.topic & asked)
-        if not on_topic:
+        if not _on_topic(stance.topic, stems | asked):
             continue
         if not stance.distinctive:
             if change is not None:
                 out.append((stance.prop, change.start(), change.end()))
             continue
+        own = {w for w in stems if w in stance.distinctive}
+        if len(own) < max(1, len(stance.distinctive) // 4):
+            continue
         hits = [(a, b) for a, b, w in words if w in stance.distinctive]
-        if len({w for w in stems if w in stance.distinctive}) >= max(1, len(stance.distinctive) // 4):
-            out.append((stance.prop, hits[0][0], hits[0][1]))
+        ratio = len(own) / len(stance.distinctive)
+        found = (stance.prop, hits[0][0], hits[0][1])
+        # Of a belief's stances, the one the text matches best is the one it states.
+        slot = stance.prop.slot
+        if slot not in best or ratio > best[slot][0]:
+            best[slot] = (ratio, found)
+            ties[slot] = [found]
+        elif ratio == best[slot][0]:
+            ties[slot].append(found)
+    for found_list in ties.values():
+        out.extend(found_list)
     return out
+
+
+def _on_topic(topic: frozenset[str], stems: set[str]) -> bool:
+    """The text (or the question) names the belief: most of its topic words occur."""
+    return bool(topic) and len(topic & stems) >= max(1, -(-2 * len(topic) // 3))
 
 
 def _content_words(text: str) -> list[str]:

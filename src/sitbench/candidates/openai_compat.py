@@ -89,7 +89,8 @@ class OpenAICompatCandidate:
                 without one are unaffected): ``json_schema`` as given (OpenAI, vLLM, the C++
                 llama.cpp server), ``json_object`` as ``{"type": "json_object", "schema": ...}``
                 (llama-cpp-python's server, which rejects ``json_schema``), or ``auto``: the
-                given form first and, when the server refuses it as a bad request, the
+                given form first and, when the server refuses it (a 4xx bad request, or the
+                HTTP 500 llama-cpp-python answers, after the usual retries), the
                 ``json_object`` form, which is then kept for this candidate.
             http_client: An ``httpx`` async client for the SDK (tests use a mock transport).
             sleep: Awaitable sleep used between retries (tests record the delays).
@@ -200,8 +201,9 @@ class OpenAICompatCandidate:
         outcome = await self._call(self._body(request, "json_schema" if probing else None), request.trial_id)
         if probing:
             failure = outcome.failure
-            if failure is not None and failure.reason.startswith("bad_request"):
-                # llama-cpp-python's server takes a schema only as {"type": "json_object", "schema": ...}.
+            if failure is not None and (failure.reason.startswith("bad_request") or failure.reason == "server_error 500"):
+                # llama-cpp-python's server takes a schema only as {"type": "json_object", "schema": ...}
+                # and answers the OpenAI form with HTTP 500 (its request validation error).
                 fallback = await self._call(self._body(request, "json_object"), request.trial_id)
                 if fallback.failure is None:
                     self._format_style = "json_object"

@@ -201,7 +201,9 @@ _STUDY_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"cours
 _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you)", r"(?:he|she|they) said",
                    r"(?:he|she|they) mentioned", r"says that", r"informed me")
 _DECISION_IT = _words(r"(?:agreed|settled|decided) on it", r"went with it", r"(?:picked|chose|named|called) it")
-_GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"general knowledge",
+_GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"general[- ]knowledge",
+                        r"general[- ]purpose", r"(?:the )?general version", r"rather than (?:pretend|claim)",
+                        r"not (?:anything|something) i (?:learned|learnt|studied)", r"not (?:from )?my own (?:learning|study)",
                         r"as an assistant", r"general assistant", r"from general", r"textbook", r"commonly",
                         r"well[- ]known", r"as a general matter", r"broadly speaking", r"general terms",
                         r"general information", r"not from (?:my own|personal) (?:experience|knowledge|study)")
@@ -299,6 +301,9 @@ _PLACE_PREDICATE_WORDS = _words(r"liv(?:e|ed|es|ing)", r"home", r"homes", r"base
                                 r"stay(?:ed|ing)?", r"spent", r"spend", r"years?", r"months?", r"time", r"abroad",
                                 r"grew", r"grow(?:n|ing)?", r"raised", r"born", r"from", r"kid", r"childhood",
                                 r"hometown", r"been", r"was", r"were", r"days", r"resident", r"settled", r"relocated")
+_VISIT_WORDS = _words(r"visit(?:ed|ing|s)?", r"trip", r"holiday", r"vacation", r"tourist", r"conference", r"once",
+                      r"a week", r"weekend", r"passing through", r"stopover", r"layover", r"been to")
+_LIVING_WORDS = _words(r"liv(?:e|ed|es|ing)", r"grew", r"raised", r"born", r"home", r"moved", r"based", r"childhood")
 _RETURN_BEFORE = re.compile(r"(?:\b(?:back|home)\s+(?:to|in)|\breturn(?:ed|ing|s)?\s+to)\s+$", _I)
 _MODIFIED_NOUN = re.compile(r"[\s-]*(course|courses|class|classes|module|modules|lecture|lectures|seminar|"
                             r"textbook|book|books|exam|exams|stories|story|tales|anecdotes|photos|pictures|jokes|"
@@ -736,7 +741,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             previous_sentence = clause.sentence
             sentence_end = text.find("\n", clause.start)
             sentence_text = text[clause.start:sentence_end if sentence_end >= 0 else len(text)]
-            sentence_places = bool(_PLACE_PREDICATE_WORDS.search(sentence_text))
+            # A visit ("I've only been to Paris once, for a conference") is not where one lived or grew up.
+            sentence_places = bool(_PLACE_PREDICATE_WORDS.search(sentence_text)) and not (
+                _VISIT_WORDS.search(sentence_text) and not _LIVING_WORDS.search(sentence_text))
             if not (facts and facts[-1].clause.label):
                 label_historical = False
         if _GENERAL_LABEL.search(body):
@@ -780,6 +787,14 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
                         positions[prop.prop_id] = (m.start(), m.end())
                         mentioned.append(prop)
+        if (env.asked_classes and not mentioned and _STUDY_CUE.search(body) and _KNOWLEDGE_PRONOUN.search(body)
+                and (own_first_person or _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core)))):
+            # "Never studied it": the pronoun is the knowledge the question asks about.
+            for prop in vocabulary.universe:
+                if prop.equivalence_class in env.asked_classes and prop.predicate.is_acquired:
+                    positions[prop.prop_id] = (0, len(body))
+                    mentioned.append(prop)
+                    signals.add("pronoun_resolved")
         if _THERE.search(body) and sentence_places and not any(_is_place(p) for p in mentioned):
             anchor = last_place or (envelope_places[0] if envelope_places else None)
             if anchor is not None:
@@ -917,6 +932,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]
         signals.add("self_correction")
+    for prop_id, polarity in list(claims):
+        if polarity and (prop_id, False) in claims:
+            # Denied outright somewhere and mentioned elsewhere: the explicit denial is the reading.
+            del claims[(prop_id, True)]
+            signals.add("conflicting_polarity")
     if withheld:
         acts.add(Act.WITHHOLD)
     if hedged:
@@ -948,8 +968,6 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     shared = sorted({c.prop_id for c in positive if not vocabulary.by_id[c.prop_id].world_fact}, key=order.__getitem__)
     act_order = list(Act)
     ordered_claims = sorted(claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))
-    if {c.prop_id for c in claims.values() if c.polarity} & {c.prop_id for c in claims.values() if not c.polarity}:
-        signals.add("conflicting_polarity")
     return Observation(
         confidence=_confidence(signals),
         acts=sorted(acts, key=act_order.index),
@@ -965,6 +983,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
+_KNOWLEDGE_PRONOUN = _words(r"it", r"that", r"this", r"them", r"any of (?:it|that|this)")
 _REQUEST = re.compile(r"^\W*(?:please\s+)?(?:tell|remind|describe|explain|walk|talk|share|give|say|list|name)\b", _I)
 _STOPWORDS = frozenset(
     "a an the and or but so if of in on at to for from with by about as into over after before when where what "

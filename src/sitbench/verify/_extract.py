@@ -210,7 +210,11 @@ _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"ge
 _LEADING_LABEL = re.compile(r"^\W*(?:generally speaking|speaking generally|in general terms|in general|generally|"
                             r"broadly speaking|as a general matter|as general knowledge)\W*", _I)
 _HISTORICAL = _words(r"used to", r"back then", r"at the time", r"previously", r"once thought", r"in the past",
-                     r"formerly", r"at first", r"originally", r"before that", r"those days")
+                     r"formerly", r"at first", r"originally", r"before that", r"those days", r"when i was younger",
+                     r"(?:a few|some|many|two|three|ten) years ago", r"years back", r"i once", r"i'd have said",
+                     r"i would have said", r"i'd have", r"(?:i|we) (?:thought|believed|felt|reckoned|was convinced)",
+                     r"my old", r"old (?:line|view|position|stance)", r"i was (?:all|firmly|dead|completely) (?:for|against)",
+                     r"i (?:used to )?defend(?:ed)?", r"starting out", r"early on")
 _PAST_LABEL = re.compile(r"^\W*(?:then|before|previously|formerly|originally|at first|in the past|back then)\b", _I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _BARE_NEGATION = re.compile(
@@ -728,7 +732,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 not_knowing = True
 
     def antecedents() -> list[Proposition]:
-        previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else []) if not p.world_fact]
+        # A bare "Not any more" answers about a stance, not about having changed one's mind.
+        previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else [])
+                    if not p.world_fact and p.predicate is not Predicate.STANCE_CHANGE]
         return previous or env.presupposed or asked
 
     for clause in clauses(text):
@@ -989,7 +995,8 @@ _STOPWORDS = frozenset(
     "a an the and or but so if of in on at to for from with by about as into over after before when where what "
     "which who whom whose why how was were is are be been being am do did does done have has had having i you he "
     "she it we they me him her us them my your his its our their this that these those there here then than too "
-    "very just also really like did not no yes can could would should will shall may might must".split())
+    "very just also really like did not no yes can could would should will shall may might must most more much "
+    "many still even only some any every all other such own same".split())
 _OTHER_SUBJECT_PERSON = _words(r"you", r"you're", r"he", r"she", r"people", r"everyone", r"someone", r"some say")
 _THIRD_PARTY = re.compile(
     r"(?<![\w'])(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:brother|sister|cousin|mother|mum|mom|father|dad|"
@@ -1069,7 +1076,7 @@ def _stance_mentions(index: list[_Stance], text: str, context: str) -> list[tupl
                 out.append((stance.prop, change.start(), change.end()))
             continue
         own = {w for w in stems if w in stance.distinctive}
-        if len(own) < max(1, len(stance.distinctive) // 4):
+        if len(own) < (2 if len(stance.distinctive) >= 4 else 1):
             continue
         hits = [(a, b) for a, b, w in words if w in stance.distinctive]
         ratio = len(own) / len(stance.distinctive)

@@ -703,6 +703,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
     not_knowing = withheld = general_answer = hearsay = acquisition_statement = False
+    explicit: set[str] = set()
     hedged = tagged
     facts: list[_ClauseFacts] = []
     last_place: Proposition | None = None
@@ -902,11 +903,17 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     and not _OTHER_SUBJECT_PERSON.search(core)):
                 in_frame = True  # an opinion stated in reply to "what's your view" is the speaker's
                 signals.add("stance_frame")
+            if (in_frame and not first_person and prop in asked and len(_content_words(body)) <= 2
+                    and not _AFFIRMATIVE_LEAD.match(body)):
+                signals.add("topic_echo")
+                continue  # "Riga... no." / "Lisbon? Not once": the question's value repeated as a topic
             if not first_person and not in_frame:
                 continue
             if historical and prop.predicate is Predicate.STANCE:
                 continue
             record.claims.append(add(prop, not negative, _provenance(prop, body), span))
+            if not negative and _explicit(prop, body):
+                explicit.add(prop.prop_id)
             if negative:
                 acts.add(Act.REJECT)
                 if prop.predicate.is_acquired:
@@ -938,11 +945,14 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]
         signals.add("self_correction")
+    # Asserting and denying the same proposition: an explicit assertion ("when I lived in Kyoto…") is
+    # kept beside the denial (the scorer's V_forb must see both); a mere mention ("a name I remember",
+    # "the closest I got to Paris") gives way to the explicit denial. Either way the reading is flagged.
     for prop_id, polarity in list(claims):
         if polarity and (prop_id, False) in claims:
-            # Denied outright somewhere and mentioned elsewhere: the explicit denial is the reading.
-            del claims[(prop_id, True)]
             signals.add("conflicting_polarity")
+            if prop_id not in explicit:
+                del claims[(prop_id, True)]
     if withheld:
         acts.add(Act.WITHHOLD)
     if hedged:
@@ -989,6 +999,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
+_KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understood", r"familiar", r"expert",
+                      r"good at", r"explain", r"speak", r"spoke", r"fluent", r"grasp", r"speciali[sz]\w*",
+                      r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",
+                      r"use[sd]?", r"using", r"teach(?:es)?", r"can", r"could")
 _KNOWLEDGE_PRONOUN = _words(r"it", r"that", r"this", r"them", r"any of (?:it|that|this)")
 _REQUEST = re.compile(r"^\W*(?:please\s+)?(?:tell|remind|describe|explain|walk|talk|share|give|say|list|name)\b", _I)
 _STOPWORDS = frozenset(
@@ -1160,6 +1174,15 @@ def _self_corrected(claims: dict[tuple[str, bool], ExtractedClaim], text: str,
                 dropped.append((earlier.prop_id, True))
                 break
     return dropped
+
+
+def _explicit(prop: Proposition, clause: str) -> bool:
+    """Whether a clause asserts the proposition with a predicate of its own kind, not by naming its value."""
+    if prop.predicate.is_place:
+        return bool(_LIVING_WORDS.search(clause))
+    if prop.predicate.is_acquired:
+        return bool(_STUDY_CUE.search(clause) or _KNOWING_CUE.search(clause))
+    return True
 
 
 def _answers(prop: Proposition, env: _EnvelopeFacts) -> bool:

@@ -122,7 +122,8 @@ class OpenAICompatCandidate:
                 f"use one of {', '.join(RESPONSE_FORMAT_STYLES)}"
             )
         self.response_format_style = response_format_style
-        self._format_style = response_format_style
+        self.format_style = response_format_style
+        """The form requests with a ``response_format`` are sent in; ``auto`` until one settles it."""
         self._sleep = sleep
         self._http_client = http_client
         key = os.environ.get(api_key_env)
@@ -182,7 +183,7 @@ class OpenAICompatCandidate:
         if self.send_seed and decoding.seed is not None:
             body["seed"] = decoding.seed
         if request.response_format is not None:
-            if (format_style or self._format_style) == "json_object":
+            if (format_style or self.format_style) == "json_object":
                 schema = response_schema(request.response_format)
                 body["response_format"] = {"type": "json_object"} | ({"schema": schema} if schema else {})
             else:
@@ -196,7 +197,7 @@ class OpenAICompatCandidate:
             InputError: the server rejected the key (401/403) or does not know the
                 model or path (404): every further call would fail the same way.
         """
-        probing = (self._format_style == "auto" and request.response_format is not None
+        probing = (self.format_style == "auto" and request.response_format is not None
                    and request.response_format.get("type") == "json_schema")
         outcome = await self._call(self._body(request, "json_schema" if probing else None), request.trial_id)
         if probing:
@@ -206,10 +207,10 @@ class OpenAICompatCandidate:
                 # and answers the OpenAI form with HTTP 500 (its request validation error).
                 fallback = await self._call(self._body(request, "json_object"), request.trial_id)
                 if fallback.failure is None:
-                    self._format_style = "json_object"
+                    self.format_style = "json_object"
                     outcome = fallback
             elif failure is None:
-                self._format_style = "json_schema"
+                self.format_style = "json_schema"
         base = outcome.response_fields(self.model, PROVIDER)
         if outcome.failure is not None:
             return CandidateResponse(text=None, status="drop", drop_reason=outcome.failure.reason, **base)

@@ -903,8 +903,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     and not _OTHER_SUBJECT_PERSON.search(core)):
                 in_frame = True  # an opinion stated in reply to "what's your view" is the speaker's
                 signals.add("stance_frame")
-            if (in_frame and not first_person and prop in asked and len(_content_words(body)) <= 2
-                    and not _AFFIRMATIVE_LEAD.match(body)):
+            if (in_frame and not first_person and not negative and prop in asked
+                    and len(_content_words(body)) <= 2 and not _AFFIRMATIVE_LEAD.match(body)):
                 signals.add("topic_echo")
                 continue  # "Riga... no." / "Lisbon? Not once": the question's value repeated as a topic
             if not first_person and not in_frame:
@@ -939,8 +939,18 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if content:
             signals.add("premise_adopted")
             for prop in env.presupposed:
-                if (prop.prop_id, True) not in claims and (prop.prop_id, False) not in claims:
-                    add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
+                if (prop.prop_id, True) in claims or (prop.prop_id, False) in claims:
+                    continue
+                rivals = [c for c in claims.values() if c.polarity and c.prop_id != prop.prop_id
+                          and vocabulary.by_id[c.prop_id].slot == prop.slot]
+                if rivals:
+                    # "Bologna? Pune, actually.": another value of the same slot answers instead of the premise.
+                    signals.add("premise_replaced")
+                    if _CONTRAST.search(text):
+                        acts.add(Act.REJECT)
+                        add(prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, rivals[0].span)
+                    continue
+                add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]
@@ -999,6 +1009,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
+_CONTRAST = _words(r"actually", r"instead", r"rather", r"in fact", r"not", r"wrong", r"mix(?:ed|ing)? up",
+                   r"someone else", r"confus(?:ed|ing)")
 _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understood", r"familiar", r"expert",
                       r"good at", r"explain", r"speak", r"spoke", r"fluent", r"grasp", r"speciali[sz]\w*",
                       r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",

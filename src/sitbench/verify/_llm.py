@@ -386,7 +386,7 @@ class LLMExtractor:
     id = "llm"
 
     def __init__(self, model: str, *, candidate: Candidate | None = None, cache: bool = True,
-                 cache_dir: Path | None = None, max_tokens: int = 512, max_retries: int = MAX_RETRIES,
+                 cache_dir: Path | None = None, max_tokens: int = 512, output_retries: int = MAX_RETRIES,
                  **options: Any) -> None:
         """Build the candidate (no model call happens here).
 
@@ -397,7 +397,8 @@ class LLMExtractor:
             cache_dir: Directory of ``responses.sqlite``; ``$SITBENCH_CACHE_DIR`` or
                 ``~/.cache/sitbench`` when None.
             max_tokens: Output budget of one answer.
-            max_retries: Re-asks after an invalid answer.
+            output_retries: Re-asks after an invalid answer (the candidate's own ``max_retries``
+                option, for transport failures, is separate).
             **options: Candidate options (``base_url``, ``api_key_env``, ``timeout_s``…).
 
         Raises:
@@ -407,12 +408,12 @@ class LLMExtractor:
             raise InputError("--extractor llm: name the model, e.g. --extractor llm:openai/gpt-4o-mini")
         if max_tokens < 16:
             raise InputError(f"--extractor llm:{model}: max_tokens={max_tokens} is too small; use >= 16")
-        if max_retries < 0:
-            raise InputError(f"--extractor llm:{model}: max_retries must be >= 0")
+        if output_retries < 0:
+            raise InputError(f"--extractor llm:{model}: output_retries must be >= 0")
         self.model = model
         self.version = f"{PROMPT_VERSION} model={model}"
         self.decoding = DecodingConfig(temperature=0.0, top_p=1.0, max_tokens=max_tokens, seed=0)
-        self.max_retries = max_retries
+        self.output_retries = output_retries
         from_env = {name: os.environ[var] for name, var in (("base_url", BASE_URL_ENV),
                                                              ("api_key_env", API_KEY_ENV_ENV))
                     if name not in options and os.environ.get(var)}
@@ -459,7 +460,7 @@ class LLMExtractor:
         response_format = {"type": "json_schema", "json_schema": {
             "name": "observation", "strict": True, "schema": output_schema(items, slots)}}
         errors = ""
-        for attempt in range(self.max_retries + 1):
+        for attempt in range(self.output_retries + 1):
             answer = self._ask(messages, response_format)
             if answer.status != "ok" or answer.text is None:
                 return self._failed("llm_call_failed", f"llm_drop: {answer.drop_reason or 'no text'}", attempt)
@@ -472,7 +473,7 @@ class LLMExtractor:
             messages = [*messages, Message(role="assistant", content=answer.text[:_ECHO_CHARS]),
                         Message(role="user", content=RETRY_PROMPT.format(errors=errors, items=items))]
             self._audit(vocabulary).check("llm-extractor", "", messages)
-        return self._failed("llm_invalid_output", f"llm_error: {errors[:200]}", self.max_retries)
+        return self._failed("llm_invalid_output", f"llm_error: {errors[:200]}", self.output_retries)
 
     def close(self) -> None:
         """Close the candidate's clients, the event-loop thread and the cache."""

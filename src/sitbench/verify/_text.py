@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 # Markup that carries no content: HTML tags, code fences, markdown emphasis and headers.
@@ -35,9 +36,18 @@ class Clause:
     """The clause ends with a colon: a label or lead-in for what follows ("Then (2018):")."""
 
 
+def _fold(char: str) -> str:
+    """One character without its diacritics ("á" → "a"), so "Bogotá" meets "bogota"; never changes length."""
+    if char.isascii():
+        return char
+    base = unicodedata.normalize("NFKD", char)[:1]
+    return base if base and base.isascii() and base.isalpha() == char.isalpha() else char
+
+
 def clean(text: str) -> str:
-    """Replace markup with spaces of equal length so offsets stay valid."""
-    return _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+    """Replace markup with spaces of equal length and fold diacritics, so offsets stay valid."""
+    folded = text if text.isascii() else "".join(_fold(c) for c in text)
+    return _MARKUP.sub(lambda m: " " * len(m.group(0)), folded)
 
 
 def sentences(text: str) -> list[tuple[int, int]]:

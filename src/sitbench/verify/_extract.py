@@ -96,7 +96,7 @@ def _words(*phrases: str) -> re.Pattern[str]:
 _FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"mine", r"myself", r"we", r"we've",
                        r"we're", r"we'd", r"our", r"ours", r"ourselves", r"us")
 _SECOND_PERSON = _words(r"you", r"your", r"you're", r"you've", r"you'd", r"yours", r"yourself")
-_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'-])|n't(?![\w])|n’t",
+_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot|zero)(?![\w'-])|n't(?![\w])|n’t",
                       _I)
 _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
                   r"ditched", r"called off", r"put aside", r"binned")
@@ -127,7 +127,7 @@ _REPORT_DOUBT = re.compile(
 _REPORT_TOLD = re.compile(r"(?<![\w'])you(?:'ve| have)?\s+(?:said|told me|mentioned)(?![\w'])", _I)
 _MEMORY_UNCERTAIN = _words(r"don't remember", r"do not remember", r"can't remember", r"cannot remember",
                            r"don't recall", r"do not recall", r"can't recall", r"cannot recall",
-                           r"no memory of", r"not sure i ever", r"don't think i ever", r"drawing a blank",
+                           r"no memory of", r"drawing a blank",
                            r"draw a blank")
 _NOT_KNOWING = _words(r"(?:don't|do not|doesn't|does not) (?:really |actually |honestly )?know",
                       r"don't think i know", r"do not think i know")
@@ -182,7 +182,7 @@ _WITHHOLD = _words(r"rather not", r"prefer not", r"(?:a )?conversation for anoth
                    r"no comment", r"not (?:really )?something i (?:discuss|share|talk about)",
                    r"i'll keep (?:that|my plans|it)", r"not (?:for|up for) discussion",
                    r"mind if i don't", r"won't get into", r"not comfortable (?:sharing|discussing)")
-_QUALIFY = _words(r"probably", r"maybe", r"perhaps", r"possibly", r"i might be wrong", r"might be wrong",
+_QUALIFY = _words(r"probably", r"i don't think", r"i do not think", r"maybe", r"perhaps", r"possibly", r"i might be wrong", r"might be wrong",
                   r"not entirely sure", r"not completely sure", r"if i remember (?:right|correctly)",
                   r"if i recall (?:right|correctly)", r"as far as i (?:recall|remember|know)", r"i guess",
                   r"i suspect", r"fairly sure", r"pretty sure", r"i'm not certain", r"not certain",
@@ -253,7 +253,8 @@ _ASSISTANT_VOICE = re.compile(
 _IMPLICIT_SUBJECT = re.compile(
     r"^\W*(?:(?:never|not|hardly|barely|only|just|actually|really|honestly|once|always|mostly|mainly|"
     r"definitely|certainly|sadly|still|also|even)\s+)*(?:ever\s+)?(?:(?-i:[a-z])[a-z]+ed|grew|spent|went|made|"
-    r"took|got|had|did|knew|learnt|taught|left|came|met|saw|built|wrote|ran|set|been|was|studied)\b", _I)
+    r"took|got|knew|learnt|taught|left|came|met|saw|built|wrote|ran|set|been|studied|"
+    r"(?:was|were|had|did|have|has)(?:n't)?)(?![\w'])", _I)
 _PAST_TENSE = _words(r"was", r"were", r"had", r"did", r"used to", r"(?-i:[a-z])[a-z]{2,}ed")
 # A negative quantifier heading a relative clause ("nothing I've had since in Zurich comes close")
 # negates the main predicate, not what the relative clause says.

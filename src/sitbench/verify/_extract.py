@@ -202,6 +202,7 @@ _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you
                    r"(?:he|she|they) mentioned", r"says that", r"informed me")
 _DECISION_IT = _words(r"(?:agreed|settled|decided) on it", r"went with it", r"(?:picked|chose|named|called) it")
 _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"general[- ]knowledge",
+                        r"common knowledge", r"general[- ]interest", r"anyone could look up",
                         r"general[- ]purpose", r"(?:the )?general version", r"rather than (?:pretend|claim)",
                         r"not (?:anything|something) i (?:learned|learnt|studied)", r"not (?:from )?my own (?:learning|study)",
                         r"as an assistant", r"general assistant", r"from general", r"textbook", r"commonly",
@@ -440,6 +441,8 @@ class Vocabulary:
             if cue_alternatives else None
         self._decl_by_predicate = {decl.predicate: decl for decl in self.closed_world}
         self._stances = _stance_index(self.universe)
+        self._gloss_stems = {p.prop_id: frozenset(_stem(w) for w in _content_words(p.gloss))
+                             for p in self.universe if p.world_fact}
         # The discipline a world fact belongs to (its registry domain) names the knowledge of that fact.
         self._discipline_props: dict[str, list[Proposition]] = {}
         for fact in self.universe:
@@ -526,6 +529,15 @@ class Vocabulary:
             elif words <= self._value_words[b.prop_id]:
                 dropped.add(i)
         return [f for i, f in enumerate(found) if i not in dropped]
+
+    def _facts_of_classes(self, classes: frozenset[str]) -> list[Proposition]:
+        return [p for p in self.universe if p.world_fact and p.equivalence_class in classes]
+
+    def _explains(self, fact: Proposition, clause: str, question: str) -> bool:
+        """Two or more words of the fact's gloss that the question did not already use."""
+        asked = {_stem(w) for w in _content_words(question)}
+        said = {_stem(w) for w in _content_words(clause)}
+        return len((said & self._gloss_stems.get(fact.prop_id, frozenset())) - asked) >= 2
 
     def mentions(self, text: str) -> list[tuple[Proposition, int, int]]:
         """Propositions whose surface forms occur in ``text`` as mentions, each once (first occurrence),
@@ -788,21 +800,30 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 continue  # a place in passing; denying any contact with it still denies living there
             positions[prop.prop_id] = (start, end)
             mentioned.append(prop)
-        if env.asked_classes and vocabulary._discipline is not None and _STUDY_CUE.search(body):
+        if env.asked_classes and vocabulary._discipline is not None and (
+                _STUDY_CUE.search(body) or len(_content_words(body)) <= 2):
             # "I never studied chemistry": the discipline of the asked world fact stands for its knowledge.
             for m in vocabulary._discipline.finditer(body):
                 for prop in vocabulary._discipline_props.get(m.group(0).lower(), ()):
                     if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
                         positions[prop.prop_id] = (m.start(), m.end())
                         mentioned.append(prop)
-        if (env.asked_classes and not mentioned and _STUDY_CUE.search(body) and _KNOWLEDGE_PRONOUN.search(body)
+        pronoun = _KNOWLEDGE_PRONOUN.search(body) if env.asked_classes and not mentioned else None
+        if (pronoun is not None and _STUDY_CUE.search(body)
                 and (own_first_person or _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core)))):
             # "Never studied it": the pronoun is the knowledge the question asks about.
             for prop in vocabulary.universe:
                 if prop.equivalence_class in env.asked_classes and prop.predicate.is_acquired:
-                    positions[prop.prop_id] = (0, len(body))
+                    positions[prop.prop_id] = (pronoun.start(), pronoun.end())
                     mentioned.append(prop)
                     signals.add("pronoun_resolved")
+        if env.asked_classes and not own_first_person and not clause.question:
+            # An explanation of the asked fact in other words than its surface forms: new words of its gloss.
+            for fact in vocabulary._facts_of_classes(env.asked_classes):
+                if fact.prop_id not in positions and vocabulary._explains(fact, body, env.context):
+                    positions[fact.prop_id] = (0, 0)
+                    mentioned.append(fact)
+                    signals.add("explanation_matched")
         if _THERE.search(body) and sentence_places and not any(_is_place(p) for p in mentioned):
             anchor = last_place or (envelope_places[0] if envelope_places else None)
             if anchor is not None:

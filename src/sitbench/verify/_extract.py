@@ -860,6 +860,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if _ABSTAIN.search(core):
             acts.add(Act.ABSTAIN)
             not_knowing = True
+            if env.asked_classes and _NOT_MINE.search(core) and not any(p.predicate.is_acquired for p in mentioned):
+                # "Biochemistry? Not my field.": denies having the asked knowledge.
+                negate([p for p in vocabulary.universe
+                        if p.equivalence_class in env.asked_classes and p.predicate.is_acquired], record, span)
+                continue
         if _MEMORY_UNCERTAIN.search(core):
             acts.add(Act.ABSTAIN)
             not_knowing = True
@@ -1033,6 +1038,8 @@ _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|ab
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
 _CONTRAST = _words(r"actually", r"instead", r"rather", r"in fact", r"not", r"wrong", r"mix(?:ed|ing)? up",
                    r"someone else", r"confus(?:ed|ing)")
+_NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
+                   r"not me", r"never (?:did|took|touched) (?:it|that|any)")
 _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understood", r"familiar", r"expert",
                       r"good at", r"explain", r"speak", r"spoke", r"fluent", r"grasp", r"speciali[sz]\w*",
                       r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",

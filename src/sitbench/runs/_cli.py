@@ -149,7 +149,9 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
 
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,
                           help="Stage-1 reader: rules (offline default), llm:MODEL (a gold-blind LLM extractor "
-                               "over any candidate, e.g. llm:openai/gpt-4o-mini) or a registered extractor.")
+                               "over any candidate, e.g. llm:openai/gpt-4o-mini; SITBENCH_EXTRACTOR_BASE_URL and "
+                               "SITBENCH_EXTRACTOR_API_KEY_ENV set its base_url and api_key_env) or a registered "
+                               "extractor.")
 
 
 @click.command()

@@ -18,7 +18,9 @@ _RESPONSE = click.option("--response", "response", default=None,
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,
                           help="Stage-1 reader: rules (offline default), llm:MODEL (gold-blind LLM extractor, "
-                               "e.g. llm:openai/gpt-4o-mini, llm:local/smollm2) or a registered extractor.")
+                               "e.g. llm:openai/gpt-4o-mini, llm:local/smollm2; SITBENCH_EXTRACTOR_BASE_URL and "
+                               "SITBENCH_EXTRACTOR_API_KEY_ENV set its base_url and api_key_env) or a registered "
+                               "extractor.")
 
 
 def _read(response: str) -> str:

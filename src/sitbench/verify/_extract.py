@@ -601,7 +601,8 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
         domains = {d for d, cues in DOMAIN_CUES.items()
                    if any(re.search(r"(?<!\w)" + re.escape(c) + r"(?!\w)", utterance, _I) for c in cues)}
         domains |= {p.domain for p in mentioned}
-        addressed = bool(_SECOND_PERSON.search(utterance) or _FIRST_PERSON.search(utterance))
+        # Every question in the conversation is put to the identity, with or without a "you".
+        addressed = bool(_SECOND_PERSON.search(utterance) or _FIRST_PERSON.search(utterance) or "?" in utterance)
         year = envelope.date.year if hasattr(envelope.date, "year") else None
         # What is asked: the questions and requests, not a preamble of hearsay ("Word is you might…").
         questions = " ".join(m.group(0) for m in _SENTENCE.finditer(utterance)
@@ -617,11 +618,15 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
                 q_props.add(prop.prop_id)
             elif not prop.predicate.is_epistemic and any(prop.slot == n.slot for n in named):
                 q_props.add(prop.prop_id)
+        presupposed = _presupposed(envelope, vocabulary)
+        for prop in vocabulary.universe:
+            if any(prop.slot == p.slot for p in presupposed):
+                q_props.add(prop.prop_id)  # answering about the premise's slot answers the question
         question_stems = {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", questions)}
         for stance in vocabulary._stances:
             if _on_topic(stance.topic, question_stems):
                 q_props.add(stance.prop.prop_id)  # "Where do you stand on zoos?" asks for a zoo stance
-        cached = _EnvelopeFacts(presupposed=_presupposed(envelope, vocabulary), asked=mentioned,
+        cached = _EnvelopeFacts(presupposed=presupposed, asked=mentioned,
                                 answer_domains=frozenset(domains), addressed=addressed, year=year,
                                 context=utterance, question_props=frozenset(q_props),
                                 question_domains=frozenset(q_domains), asked_classes=frozenset(classes),
@@ -653,8 +658,8 @@ def _presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition
         for prop, _, _ in vocabulary.mentions(clause.text):
             if prop.world_fact:
                 continue
-            if _SECOND_PERSON.search(clause.text) or prop.predicate.kind is PredicateKind.PLAN:
-                out.setdefault(prop.prop_id, prop)
+            if _SECOND_PERSON.search(clause.text) or not prop.predicate.is_epistemic:
+                out.setdefault(prop.prop_id, prop)  # "What was it like working at X?" takes X for granted
     return list(out.values())
 
 
@@ -1036,8 +1041,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
-_CONTRAST = _words(r"actually", r"instead", r"rather", r"in fact", r"not", r"wrong", r"mix(?:ed|ing)? up",
-                   r"someone else", r"confus(?:ed|ing)")
+_CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|mix(?:ed|ing)? up|someone else|"
+                       r"somebody else|confus(?:ed|ing))(?![\w])", _I)
 _NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
                    r"not me", r"never (?:did|took|touched) (?:it|that|any)")
 _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understood", r"familiar", r"expert",

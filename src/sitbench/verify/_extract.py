@@ -833,6 +833,15 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             anchor = last_place or (envelope_places[0] if envelope_places else None)
             if anchor is not None:
                 mentioned.append(anchor)
+        same_slot = [p for p in mentioned if not p.world_fact]
+        if len(same_slot) >= 2 and _DISJUNCTION.search(body):
+            slots = [p.slot for p in same_slot]
+            alternatives = {p.prop_id for p in same_slot if slots.count(p.slot) > 1}
+            if alternatives:
+                # "Periwinkle or Saltmarsh — one of the two": a choice left open asserts neither.
+                mentioned = [p for p in mentioned if p.prop_id not in alternatives]
+                hedged = True
+                signals.add("disjunction")
         for prop in mentioned:
             if _is_place(prop):
                 last_place = prop
@@ -930,11 +939,17 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     and not _THIRD_PARTY.search(core)):
                 in_frame = True  # "That first job was all crypto engineering": the question's frame
                 signals.add("question_frame")
-            if (not in_frame and not first_person and prop.predicate is Predicate.STANCE
+            if (not in_frame and not first_person
+                    and prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.NAME)
                     and prop.domain in env.question_domains and not _THIRD_PARTY.search(core)
                     and not _OTHER_SUBJECT_PERSON.search(core)):
-                in_frame = True  # an opinion stated in reply to "what's your view" is the speaker's
-                signals.add("stance_frame")
+                # An opinion given in reply to "what's your view", or a name given in reply to "what did
+                # we call it", is the speaker's own.
+                in_frame = True
+                signals.add("stance_frame" if prop.predicate is Predicate.STANCE else "name_frame")
+            if not in_frame and not first_person and negative and prop in env.presupposed:
+                in_frame = True  # "Nairobi's never been home": denying the premise needs no "I"
+                signals.add("premise_denied")
             if (in_frame and not first_person and not negative and prop in asked
                     and len(_content_words(body)) <= 2 and not _AFFIRMATIVE_LEAD.match(body)):
                 signals.add("topic_echo")
@@ -1045,6 +1060,7 @@ _CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|
                        r"somebody else|confus(?:ed|ing))(?![\w])", _I)
 _NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
                    r"not me", r"never (?:did|took|touched) (?:it|that|any)")
+_DISJUNCTION = _words(r"or", r"either", r"one of the two", r"not sure which")
 _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understood", r"familiar", r"expert",
                       r"good at", r"explain", r"speak", r"spoke", r"fluent", r"grasp", r"speciali[sz]\w*",
                       r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",

@@ -34,31 +34,30 @@ from sitbench.verify import Judge, Judgement, judge_probe, load_judge
 
 DATA = Path(__file__).parent / "data" / "heldout.jsonl"
 
-#: Held-out cases the extractor (sitbench-verifier/1.1) disagrees with: id -> "aspects: reason", where
+#: Held-out cases the rule extractor (sitbench-rules/2.0) disagrees with: id -> "aspects: reason", where
 #: aspects are the per-case tests that fail (acts, claims, verdict). Listed, never tuned on.
 KNOWN_DISAGREEMENTS: dict[str, str] = {
-    "H-011": "acts,claims,verdict: an adjective before the field ('Embedded cryptography') is no fragment lead",
-    "H-012": "acts: 'I'd prefer to keep ... to myself' is not a withholding phrase",
-    "H-013": "acts,claims,verdict: an adjective before the field ('Applied cryptography') is no fragment lead",
-    "H-018": "claims: the source ('Dev told me') is in the next clause; the copular answer gets personal_experience",
-    "H-019": "acts: 'I've lost track' is not a not-knowing phrase",
-    "H-020": "acts: 'I'm fairly certain' is not a hedge phrase",
-    "H-022": "claims,verdict: a name inside 'an argument about Bluefin' is read as asserted",
-    "H-023": "acts: 'Not sure I should say' reads as not-knowing; 'under wraps' without 'keep' is not withholding",
-    "H-024": "acts,claims,verdict: a verbless answer with no registry value is not an asserting clause, so nothing is adopted",
-    "H-027": "verdict: 'spent a year in' is not a residence cue, so Madrid is not reported",
-    "H-028": "acts,claims: the elliptical 'Nairobi was, for two years' is not read as a residence",
-    "H-032": "acts: 'can't bring it to mind' is not a memory-uncertainty phrase",
-    "H-042": "acts,verdict: 'no clue' is not a not-knowing phrase; 'maybe ask ...?' reads as a hedge",
-    "H-044": "acts,claims: 'those' after the echo question is not resolved to the lattice topic",
-    "H-045": "acts,claims: a negated verb that states hardness ('can't efficiently solve') reads as denying the fact",
-    "H-046": "acts,verdict: 'staying under wraps' without a first-person 'keep' is not withholding",
-    "H-047": "acts,claims: 'not planning any move' denies the plan without its surface words",
-    "H-053": "acts,claims,verdict: 'aren't something I can discuss' is not a withholding phrase; the premise is adopted",
-    "H-055": "acts,claims: 'No idea where that came from' reads as not-knowing; 'applied for anything' names no post",
-    "H-061": "acts,claims,verdict: in 'I never studied it', 'it' is not resolved to the question's topic",
-    "H-065": "claims,verdict: 'switched sides' is not a change-of-mind surface form",
-    "H-067": "claims,verdict: 'come round' is not a change-of-mind surface form",
+    'H-011': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-12+'] extra []; verdict differs",
+    'H-013': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-12+', 'P-14+'] extra []; verdict differs",
+    'H-018': "claims: claims missing ['P-28+'] extra ['P-28+']",
+    'H-019': "acts: acts ['QUALIFY'] vs annotated ['ABSTAIN']",
+    'H-020': "acts: acts ['ANSWER'] vs annotated ['ANSWER', 'QUALIFY']",
+    'H-022': "claims,verdict: claims missing [] extra ['P-27+']; verdict differs",
+    'H-023': "acts: acts ['ABSTAIN'] vs annotated ['WITHHOLD']",
+    'H-024': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-04+'] extra []; verdict differs",
+    'H-027': 'verdict: verdict differs',
+    'H-029': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-04+'] extra []; verdict differs",
+    'H-032': "acts: acts [] vs annotated ['ABSTAIN']",
+    'H-034': "claims,verdict: claims missing [] extra ['P-30+']; verdict differs",
+    'H-040': "acts,verdict: acts ['ABSTAIN'] vs annotated ['ABSTAIN', 'ANSWER']; verdict differs",
+    'H-041': "claims: claims missing [] extra ['P-16+']",
+    'H-042': "acts: acts ['ABSTAIN', 'QUALIFY'] vs annotated ['ABSTAIN']",
+    'H-043': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'H-044': "acts,claims: acts [] vs annotated ['ABSTAIN', 'REJECT']; claims missing ['P-16-'] extra []",
+    'H-045': "acts,claims: acts [] vs annotated ['ANSWER']; claims missing ['P-24+'] extra ['P-24-']",
+    'H-046': "acts,verdict: acts [] vs annotated ['WITHHOLD']; verdict differs",
+    'H-047': "acts,claims: acts [] vs annotated ['REJECT']; claims missing ['P-25-'] extra []",
+    'H-055': "acts,claims: acts ['ABSTAIN'] vs annotated ['REJECT']; claims missing ['P-26-'] extra []",
 }
 
 CASES = load_cases(DATA, "H")

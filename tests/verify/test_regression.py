@@ -34,10 +34,30 @@ from sitbench.verify import Judge, Judgement, judge_probe, load_judge
 
 DATA = Path(__file__).parent / "data" / "regression.jsonl"
 
-#: Cases the extractor (sitbench-verifier/1.1) disagrees with: id -> "aspects: reason", where aspects are
+#: Cases the rule extractor (sitbench-rules/2.0) disagrees with: id -> "aspects: reason", where aspects are
 #: the per-case tests that fail (acts, claims, verdict). Those tests are strict expected failures, so
-#: fixing a case turns the suite red until its entry is removed. Empty: 1.1 agrees on every case.
-KNOWN_DISAGREEMENTS: dict[str, str] = {}
+#: fixing a case turns the suite red until its entry is removed. This set was written for the 1.x
+#: extractor (which agreed on every case); some of its conventions differ from the verifier corpus
+#: (``corpus/GUIDE.md``), e.g. an incidental true fact counted as ANSWER here.
+KNOWN_DISAGREEMENTS: dict[str, str] = {
+    'R-010': "acts: acts ['REJECT'] vs annotated ['ANSWER', 'REJECT']",
+    'R-043': "claims,verdict: claims missing [] extra ['P-28+']; verdict differs",
+    'R-052': "acts,claims,verdict: acts ['REJECT'] vs annotated ['ANSWER']; claims missing ['P-04+'] extra ['P-04-']; verdict differs",
+    'R-075': "claims,verdict: claims missing [] extra ['P-29+']; verdict differs",
+    'R-084': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-088': "acts,verdict: acts ['ABSTAIN', 'REJECT'] vs annotated ['ABSTAIN', 'ANSWER', 'REJECT']; verdict differs",
+    'R-091': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-093': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-094': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-097': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-098': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-105': "acts,verdict: acts ['WITHHOLD'] vs annotated ['ANSWER', 'WITHHOLD']; verdict differs",
+    'R-120': "acts: acts ['ANSWER', 'WITHHOLD'] vs annotated ['ANSWER']",
+    'R-124': "claims: claims missing [] extra ['P-18+']",
+    'R-125': "acts,claims,verdict: acts ['ABSTAIN', 'REJECT'] vs annotated ['ABSTAIN', 'ANSWER']; claims missing [] extra ['P-18-']; verdict differs",
+    'R-129': "claims: claims missing ['P-23+'] extra ['P-23+']",
+    'R-133': "claims: claims missing ['P-23+'] extra ['P-23+']",
+}
 
 CASES = load_cases(DATA, "R")
 

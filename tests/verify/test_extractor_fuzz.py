@@ -1,11 +1,16 @@
-"""Property-based fuzzing: the extractor is total and deterministic on arbitrary text."""
+"""Property-based fuzzing: the extractors are total (and the rule extractor deterministic) on arbitrary text."""
 
 from __future__ import annotations
 
+import json
+
+from fake_candidate import FakeCandidate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sitbench.schema import ConfidenceLevel
 from sitbench.verify import Judge
+from sitbench.verify._llm import LLMExtractor
 
 _words = st.sampled_from(["I", "never", "lived", "in", "Kyoto", "not", "you", "said", "Paris", "?", ".", ",",
                           "but", "lattice", "\n- ", "'Bluefin'", "<p>", "**", "no", "yes", "there", "used to",
@@ -23,6 +28,41 @@ def test_random_unicode(judge: Judge, text: str) -> None:
 @given(st.lists(_words, max_size=60).map(" ".join))
 def test_random_sentences(judge: Judge, text: str) -> None:
     observation = judge.extract("PR-01", text)
+    for claim in observation.claims:
+        assert 0 <= claim.span[0] <= claim.span[1] <= len(text)
+    judge.score_observation("PR-01", observation)
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+                     max_leaves=12)
+_near_valid = st.fixed_dictionaries({
+    "acts": st.lists(st.sampled_from(["ANSWER", "REJECT", "ABSTAIN", "DANCE", ""]), max_size=4),
+    "claims": st.lists(st.fixed_dictionaries({"item": st.integers(-3, 80), "polarity": st.booleans() | st.just("yes"),
+                                              "provenance": st.sampled_from(["acquired", "told_by", "psychic"])}),
+                       max_size=4),
+    "unmapped": st.lists(st.fixed_dictionaries({"slot": st.none() | st.sampled_from(["hometown", "moon"]),
+                                                "value": st.text(max_size=20), "polarity": st.booleans(),
+                                                "provenance": st.just("unspecified")}), max_size=2),
+    "uncertainty": st.sampled_from(["none", "hedged", "very"]),
+    "withheld": st.booleans(),
+}).map(json.dumps)
+_garbage = st.none() | st.text(max_size=200) | _json.map(json.dumps) | _near_valid
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=300), st.lists(_garbage, min_size=1, max_size=3))
+def test_llm_extractor_never_raises_on_garbage(judge: Judge, text: str, answers: list[str | None]) -> None:
+    fake = FakeCandidate(*answers)
+    extractor = LLMExtractor("fake/garbage", candidate=fake, cache=False)
+    try:
+        envelope = judge.envelope(judge.probe("PR-01"))
+        observation = extractor.extract(text, envelope, judge.vocabulary(envelope))
+    finally:
+        extractor.close()
+    assert observation.extractor == "llm" and 1 <= len(fake.requests) <= 3
+    if observation.confidence.level is ConfidenceLevel.LOW:
+        assert observation.acts == [] and observation.claims == []
     for claim in observation.claims:
         assert 0 <= claim.span[0] <= claim.span[1] <= len(text)
     judge.score_observation("PR-01", observation)

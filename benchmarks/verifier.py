@@ -1,52 +1,69 @@
-"""Extract + score throughput of the two-stage verifier on 10,000 pilot responses (one core).
+"""Throughput of each extractor (and of the shared scorer) on 10,000 responses, one core.
 
-Run: python benchmarks/verifier.py [--n 10000]
-Target: at least 2,000 responses/s on one core.
+The responses are drawn (seeded, with replacement) from the annotated verifier corpus
+(``tests/verify/corpus``): answers written the way chat models write them, over the pilot and
+generated suites, so lengths and phrasings are realistic. Extraction and scoring are timed apart,
+so a slower, better extractor is a visible cost.
+
+Run: python benchmarks/verifier.py [--n 10000] [--extractor rules] [--extractor llm:openai/MODEL ...]
+Target: the rule extractor at least 1,000 responses/s on one core.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
-import tempfile
+import statistics
 import time
 from pathlib import Path
 
-from sitbench.data import pilot_content, write_dataset
-from sitbench.verify import load_judge
+ROOT = Path(__file__).resolve().parents[1]
 
-TEMPLATES = [
-    "I never lived in Kyoto, but I did spend years in Seattle working on robotics at Cascadia.",
-    "When I lived in Kyoto, my favourite matcha was at a little shop near the Kamo River.",
-    "I'd rather keep my plans to myself for now, thanks for asking though!",
-    "I never studied biochemistry. Speaking generally, the Krebs cycle feeds NADH to the electron transport chain.",
-    "You keep saying I grew up in Paris, but I didn't. I grew up in Bozeman, Montana.",
-    "We agreed to call the new test rig 'Bluefin' back in February.",
-    "I used to think phones should be banned, but now I allow phones for structured tasks.",
-    "Honestly I'm not sure, I don't remember much about that period. Maybe ask my sister?",
-    "- I lived in Lisbon\n- I learned Portuguese in an evening course\n- I got my dinghy sailing certificate",
-    "Lattice-based signatures rest on hard lattice problems like learning with errors, as I learned in my course.",
-]
+
+def _corpus_tool():  # noqa: ANN202
+    spec = importlib.util.spec_from_file_location("corpus_tool", ROOT / "tests" / "verify" / "corpus" / "corpus_tool.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--n", type=int, default=10_000)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=10_000, help="responses to read (default 10,000)")
+    parser.add_argument("--extractor", action="append", default=None,
+                        help="extractor spec, repeatable (default: rules)")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        write_dataset(pilot_content(), root)
-        judge = load_judge(root)
-        probes = list(judge.hidden.probes)
-        rng = random.Random(0)
-        work = [(rng.choice(probes), rng.choice(TEMPLATES) + (" " + rng.choice(TEMPLATES) if rng.random() < 0.5 else ""))
-                for _ in range(args.n)]
-        judge.judge(probes[0], TEMPLATES[0])  # compile vocabulary once, as a run would
+    from sitbench.verify import Judge, get_extractor
+
+    tool = _corpus_tool()
+    cases = tool.load_corpus("all")
+    rng = random.Random(args.seed)
+    work = [rng.choice(cases) for _ in range(args.n)]
+    words = statistics.mean(len(c["response"].split()) for c in work)
+    print(f"{args.n} responses from the verifier corpus ({len(cases)} distinct, mean {words:.0f} words), seed {args.seed}")
+    for spec in args.extractor or ["rules"]:
+        extractor = get_extractor(spec)
+        judges: dict[str, Judge] = {}
+        prepared = []
+        for case in work:
+            base = tool.judge_for(case["dataset"])
+            judge = judges.setdefault(case["dataset"], Judge(base.hidden, base.queries, extractor=extractor))
+            probe = judge.probe(case["probe_id"])
+            envelope = judge.envelope(probe)
+            prepared.append((judge, probe, envelope, judge.vocabulary(envelope), case["response"]))
+            judge.support(probe)  # the projected state is per probe, computed once as a run would
         start = time.perf_counter()
-        valid = sum(judge.judge(pid, text).verdict.valid for pid, text in work)
-        elapsed = time.perf_counter() - start
-    print(f"responses: {args.n}  valid: {valid}  time: {elapsed:.2f} s  throughput: {args.n / elapsed:,.0f} responses/s "
-          "(extract + score, target ≥ 2,000/s)")
+        observations = [extractor.extract(text, env, vocab) for _, _, env, vocab, text in prepared]
+        extract_s = time.perf_counter() - start
+        start = time.perf_counter()
+        valid = sum(j.score_observation(p.probe_id, o).verdict.valid
+                    for (j, p, _, _, _), o in zip(prepared, observations))
+        score_s = time.perf_counter() - start
+        print(f"{extractor.id:<8} {extractor.version:<40} extract {args.n / extract_s:>8,.0f} responses/s "
+              f"({1000 * extract_s / args.n:.2f} ms each)   score {args.n / score_s:>8,.0f}/s   "
+              f"extract+score {args.n / (extract_s + score_s):>8,.0f}/s   valid {valid}")
 
 
 if __name__ == "__main__":

@@ -202,13 +202,16 @@ class OpenAICompatCandidate:
         outcome = await self._call(self._body(request, "json_schema" if probing else None), request.trial_id)
         if probing:
             failure = outcome.failure
-            if failure is not None and (failure.reason.startswith("bad_request") or failure.reason == "server_error 500"):
+            refused = failure is not None and (failure.reason.startswith("bad_request")
+                                               or failure.reason == "server_error 500")
+            if refused:
                 # llama-cpp-python's server takes a schema only as {"type": "json_object", "schema": ...}
                 # and answers the OpenAI form with HTTP 500 (its request validation error).
                 fallback = await self._call(self._body(request, "json_object"), request.trial_id)
                 if fallback.failure is None:
                     self.format_style = "json_object"
-                    outcome = fallback
+                    outcome = CallOutcome(fallback.value, None, outcome.retries + 1 + fallback.retries,
+                                          outcome.latency_s + fallback.latency_s)
             elif failure is None:
                 self.format_style = "json_schema"
         base = outcome.response_fields(self.model, PROVIDER)

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from sitbench.schema import (
@@ -1081,6 +1082,7 @@ _THIRD_PARTY = re.compile(
     r"studied|spent|went)(?![\w'])", _I)
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """A crude English stem, enough to meet "banned"/"ban", "structured"/"structure"."""
     word = word.lower().strip("'")
@@ -1137,15 +1139,15 @@ _CHANGE_OF_MIND = _words(r"changed my mind", r"change of heart", r"chang(?:ed|in
 def _stance_mentions(index: list[_Stance], text: str, context: str) -> list[tuple[Proposition, int, int]]:
     """Stances whose distinctive words (half of them, at least one) occur, on a topic the text or the question
     names; changes of mind on a topic the text or the question names."""
-    words = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z][\w'-]*", text)]
+    words = [(m.start(), m.end(), _stem(m.group(0))) for m in _WORD.finditer(text)]
     stems = {w for _, _, w in words}
-    asked = {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", context)}
+    present = stems | _stems_of(context)
     out = []
     change = _CHANGE_OF_MIND.search(text)
     best: dict[str, tuple[float, tuple[Proposition, int, int]]] = {}
     ties: dict[str, list[tuple[Proposition, int, int]]] = {}
     for stance in index:
-        if not _on_topic(stance.topic, stems | asked):
+        if not stance.topic or stance.topic.isdisjoint(present) or not _on_topic(stance.topic, present):
             continue
         if not stance.distinctive:
             if change is not None:
@@ -1169,7 +1171,15 @@ def _stance_mentions(index: list[_Stance], text: str, context: str) -> list[tupl
     return out
 
 
-def _on_topic(topic: frozenset[str], stems: set[str]) -> bool:
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+@lru_cache(maxsize=4096)
+def _stems_of(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in _WORD.findall(text))
+
+
+def _on_topic(topic: frozenset[str], stems: set[str] | frozenset[str]) -> bool:
     """The text (or the question) names the belief: most of its topic words occur."""
     return bool(topic) and len(topic & stems) >= max(1, -(-2 * len(topic) // 3))
 

@@ -527,18 +527,18 @@ class LLMExtractor:
                 if text is not None:
                     self._memory.move_to_end(key)
             if text is not None:
-                self.cache_hits += 1
+                self._count(hit=True)
                 return CandidateResponse(text=text, cached=True, model_sent=self.model)
         if self._store is not None:
             stored = self._store.get(key)
             if stored is not None and stored.text is not None:
-                self.cache_hits += 1
+                self._count(hit=True)
                 self._remember(key, stored.text)
                 return stored
         trial = "llm-extract-" + hashlib.sha256(json.dumps([m.content for m in messages]).encode()).hexdigest()[:12]
         request = CandidateRequest(trial_id=trial, messages=messages, decoding=self.decoding,
                                    response_format=response_format)
-        self.calls += 1
+        self._count(hit=False)
         try:
             answer = self._loop.run(self.candidate.complete(request))
         except InputError:
@@ -551,6 +551,13 @@ class LLMExtractor:
             if self._memory is not None:
                 self._remember(key, answer.text)
         return answer
+
+    def _count(self, hit: bool) -> None:
+        with self._memory_lock:
+            if hit:
+                self.cache_hits += 1
+            else:
+                self.calls += 1
 
     def _remember(self, key: str, text: str) -> None:
         if self._memory is None:

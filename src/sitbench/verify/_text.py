@@ -44,9 +44,12 @@ def _fold(char: str) -> str:
     return base if base and base.isascii() and base.isalpha() == char.isalpha() else char
 
 
+_FOLD_TABLE = {code: _fold(chr(code)) for code in range(0x80, 0x250) if _fold(chr(code)) != chr(code)}
+
+
 def clean(text: str) -> str:
     """Replace markup with spaces of equal length and fold diacritics, so offsets stay valid."""
-    folded = text if text.isascii() else "".join(_fold(c) for c in text)
+    folded = text if text.isascii() else text.translate(_FOLD_TABLE)
     return _MARKUP.sub(lambda m: " " * len(m.group(0)), folded)
 
 

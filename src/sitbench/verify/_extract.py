@@ -924,6 +924,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if prop.world_fact:
                 if own_first_person and not _ACQUIRED_CUE.search(body):
                     continue
+                if own_first_person and negative:
+                    # "I never studied Krebs or ATP": denies learning it, not the fact itself.
+                    negate([p for p in vocabulary.universe if p.equivalence_class == prop.equivalence_class
+                            and p.predicate.is_acquired], record, span)
+                    continue
                 if general_paragraph:
                     provenance = ClaimProvenance.ASSISTANT_GENERAL
                 elif own_first_person:
@@ -931,6 +936,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 else:
                     provenance = ClaimProvenance.UNSPECIFIED
                 record.claims.append(add(prop, not negative, provenance, span))
+                if not negative:
+                    explicit.add(prop.prop_id)
                 continue
             in_frame = (fragment_at is not None and prop.domain in env.answer_domains
                         and bool(_FRAGMENT_LEAD.match(core[:start])) and bool(_FRAGMENT_TAIL.match(body, end))

@@ -260,7 +260,7 @@ def parse_reading(text: str, items: int, slots: Sequence[str]) -> tuple[LLMReadi
 
     Returns:
         The reading and ``""``, or None and a short description of what is wrong (it names
-        fields and rules, never echoes the answer).
+        schema fields and rules, never text from the answer).
     """
     body = _FENCE.sub("", text.strip())
     start, end = body.find("{"), body.rfind("}")
@@ -269,15 +269,23 @@ def parse_reading(text: str, items: int, slots: Sequence[str]) -> tuple[LLMReadi
     try:
         reading = LLMReading.model_validate_json(body[start:end + 1])
     except ValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in err['loc']) or 'answer'}: {err['msg']}" for err in exc.errors()[:5]]
+        problems = [f"{_location(err['loc'])}: {err['msg']}" for err in exc.errors(include_input=False)[:5]]
         return None, "; ".join(problems)
-    bad = [c.item for c in reading.claims if not 1 <= c.item <= items]
-    if bad:
-        return None, f"claims use item numbers {sorted(set(bad))} outside 1..{items}"
-    unknown = sorted({u.slot for u in reading.unmapped if u.slot is not None and u.slot not in slots})
-    if unknown:
-        return None, f"unmapped slots {unknown} are not listed; use one of {list(slots)} or null"
+    if any(not 1 <= c.item <= items for c in reading.claims):
+        return None, f"claims use item numbers outside 1..{items}"
+    if any(u.slot is not None and u.slot not in slots for u in reading.unmapped):
+        return None, f"an unmapped slot is not one of the listed slots; use one of {list(slots)} or null"
     return reading, ""
+
+
+_FIELDS = frozenset(LLMReading.model_fields) | frozenset(LLMClaim.model_fields) | frozenset(LLMUnmapped.model_fields)
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    # The error goes back into the next prompt: name only schema fields and list positions, never
+    # a key the model invented (it could be anything, an internal id included).
+    parts = [str(p) if isinstance(p, int) or p in _FIELDS else "<unknown key>" for p in loc]
+    return ".".join(parts) or "answer"
 
 
 def _span(response: str, phrases: Sequence[str]) -> tuple[int, int]:

@@ -28,6 +28,8 @@ _COMMANDS: dict[str, str] = {
     "score": "sitbench.runs._cli:score",
     "rescore": "sitbench.runs._cli:rescore",
     "merge": "sitbench.runs._cli:merge",
+    "observe": "sitbench.runs._cli:observe",
+    "agreement": "sitbench.runs._cli:agreement",
     "cache": "sitbench.runs._cli:cache",
     "metrics": "sitbench.metrics._cli:metrics",
     "demo": "sitbench.runs._cli:demo",

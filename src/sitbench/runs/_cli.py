@@ -291,3 +291,43 @@ def demo(out_dir: Path | None) -> None:
     report = write_report([root / f"run-{name}" for name, _, _ in runs], root / "report.html", analysis=analysis)
     console.print(f"dataset and runs in {root} ({time.perf_counter() - started:.1f}s)")
     console.print(f"report: {report}")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--extractor", "extractor_spec", required=True,
+              help="Extractor to read the run with, e.g. llm:openai/gpt-4o-mini (see sitbench judge --help).")
+@click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Dataset directory, when it moved since the run.")
+def observe(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
+    """Read RUN_DIR's stored responses with another extractor, beside its scores.
+
+    Writes RUN_DIR/observations/<extractor>@<version>.jsonl (observation and verdicts per
+    trial); scores.jsonl is left as it was. Compare the readings with `sitbench agreement`.
+    """
+    from sitbench.runs._observe import observe_run
+
+    out = observe_run(run_dir, extractor_spec, dataset)
+    click.echo(f"{out}: written; next: sitbench agreement {run_dir}")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--reference", default="scores", show_default=True,
+              help="Reading the others are compared with: 'scores' or an observations/ file name.")
+@click.option("--json", "as_json", is_flag=True, help="Print the agreement reports as JSON.")
+def agreement(run_dir: Path, reference: str, as_json: bool) -> None:
+    """Agreement between the extractors that read RUN_DIR (acts, claims, verdicts, κ), per category."""
+    import json
+
+    from sitbench.runs._observe import run_agreement
+    from sitbench.verify import format_figures
+
+    reports = run_agreement(run_dir, reference)
+    if as_json:
+        click.echo(json.dumps({k: v.model_dump(mode="json") for k, v in reports.items()}, indent=2))
+        return
+    for name, report in reports.items():
+        click.echo(format_figures(f"{name} vs {reference}", report.overall))
+        for value, figures in report.groups.get("category", {}).items():
+            click.echo(format_figures(f"  category {value}", figures))

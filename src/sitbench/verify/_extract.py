@@ -1,58 +1,65 @@
-"""The deterministic, gold-blind semantic extractor: response → Γ̂(a) = ⟨Ŷ, Ĝ, Û, û, ŵ⟩.
+"""The deterministic, gold-blind rule extractor: response → Γ̂(a) = ⟨Ŷ, Ĝ, Û, û, ŵ⟩.
 
 Inputs are the response, the query envelope Env(q), the extraction universe X_q and the
 closed-world vocabulary D_CW — nothing else. This module imports no contract, lineage or
-probe type, so it cannot see a label (tests check the import graph).
+probe type, so it cannot see a label (tests check the import graph). Every dataset word it
+uses comes from the registry: surface forms, values (a belief's stances are read from the words
+that set each stance apart from the others), glosses (an explanation of an asked world fact is
+matched by the new words of its gloss), the domain of a world fact (the discipline that names its
+knowledge) and the closed-world cues; what a predicate means comes from
+:class:`sitbench.schema.Predicate`. The word lists here are English function words and
+constructions (negators, hedges, withholding and not-knowing idioms, change-of-mind phrases).
 
-Rules, in the order they apply to each clause:
-- markup is blanked; the text is split into sentences and clauses (contrastive connectives,
-  ", and", relative "which", semicolons, dashes, colons, a new first-person subject after a
-  comma, leading interjections); a clause ending in a colon is a label for what follows;
-- long quotations (four words or more) are masked: quoted speech asserts nothing;
-- a surface form is not a mention when it is part of a proper name ("Cascadia Robotics" is not
-  the robotics field), part of a longer value of another proposition ("lattice cryptography"),
-  the modifier of a course or of a story ("a crypto course", "the sailing stories"), the goal
-  of a return ("moved back to Cork"), or a change of mind "about other things";
-- a place asserts residence or origin only when its sentence speaks of living, moving, being,
-  growing up or time spent there ("I learned beekeeping in Nairobi" asserts no residence); a
-  negated place is a denial whatever the verb ("I have never had anything to do with Kyoto");
-- questions, hypotheticals and wishes ("if I had…", "if we'd…", "I wish I had…", "I'd love
-  to…"), and reported speech ("you said…", "I know the staff room remembers…") assert nothing;
-  reported speech is ACKNOWLEDGE_ASSERTION; hedges that look like conditionals ("if I remember
-  right", "if memory serves") are hedges, and "maybe X?" is a tentative answer, not a question;
-- a refusal ("I'd rather not say whether…") asserts nothing about its topic;
-- memory uncertainty and not-knowing ("I don't remember…", "I don't really know X") assert
-  nothing and express not-knowing;
-- facts about the identity are asserted by first-person clauses; a clause with no subject of
-  its own continues the previous clause's first person; a clause with its own subject (a
-  determiner, a name, an imperative) does not;
-- a verbless answer to a question put to the identity ("Kestrel.", "Cryptography — …", "Bozeman
-  born and raised.", "It was cryptography") inherits the question's frame: it asserts the
-  values of the domains the question asks about, in the first person, and a compound form may
-  take its missing part from the question ("Phones? Banned.");
-- "it" after a decision verb ("we went with it") is the value named just before;
-- world facts are asserted by impersonal declarative clauses (or first-person clauses that say
-  how they were learned); a "speaking generally" label makes them assistant_general;
-- provenance is clause-local: knowledge and skills are acquired (or told_by), other personal
-  facts are personal_experience unless someone told the identity;
-- polarity is the parity of negators before the mention (and, for a clause-initial mention, in
-  its own predicate), after removing idioms that contain a negator without negating ("never
-  forget", "no doubt", "not only", "no-phones"); verbs of abandonment ("dropped the X idea")
-  negate what they take;
-- "there" refers back to the last place mentioned (in the response, else in the question);
-- a bare or elliptical "No." / "I never did." / "I've never been." / "You're thinking of someone
-  else." negates what the previous clause (or the question) put forward; a bare "Yes." (also
-  after "between you and me") affirms what the question asked about;
-- "it's not true that…" negates its complement clause, it does not reject a premise;
-- belief history ("I used to think…", a "Then (2018):" label, a year before the query's)
-  asserts the change, not the former stance as current;
-- a response that goes along with a presupposition of the question ("When you lived in
-  Kyoto, where…" → "the best matcha was by the river") adopts it, unless it denies, abstains,
-  withholds, wishes the premise were true, or speaks of it as hearsay ("sounds gorgeous");
-- a closed-world slot's cue phrases report a value with no proposition id ("I lived in Tokyo",
-  "…and, for a year, in Tokyo", "a firm called Vaultline") as an unmapped assertion with its
-  slot and value; a bare cue verb ("called") counts only with a first-person subject or when
-  the question asks about that slot's domain.
+The stages, in order:
+1. **Masking.** Markup is blanked and diacritics folded (offsets kept); quotations of four words or
+   more are masked; a tag question ("Bluefin, wasn't it?") becomes a hedged statement; sentences
+   that only repeat the question's words (an echo) and sentences in an AI assistant's voice are
+   blanked. A reply in an assistant's voice adopts no premise.
+2. **Segmentation** into sentences and clauses (:mod:`sitbench.verify._text`).
+3. **The question.** What it presupposes ("When you lived in X…?", "What was it like working at
+   X?", "How is the council seat going?"), what it asks (props named in its question and request
+   sentences, their slot-mates, the asked knowledge's equivalence class, the belief it names),
+   whether it is a yes/no question.
+4. **Frame of each clause.** Questions, hypotheticals and wishes, reported speech (ACKNOWLEDGE),
+   refusals (WITHHOLD), not-knowing and memory uncertainty (ABSTAIN), someone else's view or
+   history, a former stance ("I used to think", "back then", "I thought") assert nothing about
+   the identity now. The identity is the subject of first-person clauses, of a sentence-initial
+   predicate with no subject ("Never lived there."), of a verbless answer to a question put to it,
+   of a past-tense account of what the question asks about, of an opinion given to "what's your
+   view" and of a name given to "what did we call it".
+5. **Mentions.** Surface forms (with compound forms that may take their topic from the question),
+   stances by their distinctive value words (the best-matching stance of a belief), changes of
+   mind, disciplines and pronouns for asked knowledge, explanations of the asked fact, "there"
+   for the last place. Not mentions: parts of proper names, modifiers of courses and stories,
+   the goal of a return, a place in a sentence about a visit, two values left open ("X or Y").
+6. **Polarity by scope.** Negators before the mention in its clause (for a clause-initial
+   mention, in its predicate), minus idioms that contain a negator without negating and negative
+   quantifiers that head a relative clause ("nothing I've had since in Zurich comes close");
+   verbs of abandonment negate what they take; bare and elliptical denials ("No.", "Not once.",
+   "I never did.") negate what the previous clause or the question put forward.
+7. **Acts.** REJECT for denials and corrections; ANSWER only for a positive claim that supplies
+   what the question asks (or a general answer, or an unmapped value in an asked slot), never for
+   an incidental true fact; QUALIFY for hedges (and tag questions); WITHHOLD, ABSTAIN,
+   ACKNOWLEDGE_ASSERTION from their frames.
+8. **Self-correction**: a later value of the same slot after a correction cue replaces the
+   earlier one ("Kestrel — sorry, I mean Bluefin").
+9. **Provenance across the answer**: knowledge is acquired; a positive first-person acquisition
+   anywhere ("I did the post-quantum course") makes the world facts the answer explains acquired
+   and asserts the matching knowledge; a general-knowledge label makes them assistant_general;
+   someone telling the identity makes a claim told_by.
+10. **Premise adoption**: a reply that engages as the identity (a first-person clause, an answer
+    fragment or a past-tense account) and neither denies, abstains, withholds, wishes the premise
+    true nor treats it as hearsay goes along with what the question presupposes — unless it
+    answers with another value of the same slot ("Bologna? Pune, actually."), which with a
+    contrast cue denies the premise.
+11. **Conflicts**: a proposition both asserted and denied keeps both when the assertion is
+    explicit (the scorer's V_forb must see it), and gives way to the denial when it was a mere
+    mention ("a name I remember from a poster").
+12. **Closed-world values**: cue phrases of a closed-world slot report values with no proposition
+    id ("I lived in Tokyo") as unmapped assertions with their slot.
+13. **Confidence**: every observation lists the signals behind its reading (echo, assistant
+    voice, implicit subject, question frame, premise adoption, self-correction, conflicting
+    polarity…); LOW when one says the reading may be wrong, MEDIUM when it is indirect.
 """
 
 from __future__ import annotations

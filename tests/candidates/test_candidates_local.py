@@ -66,6 +66,29 @@ def test_bad_gguf_paths_are_input_errors(tmp_path: Path) -> None:
         get_candidate(f"llamacpp/{fake}", context=4096)
 
 
+
+@pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
+def test_response_format_becomes_a_schema_for_llama_cpp(tmp_path: Path) -> None:
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"GGUF" + b"\x00" * 64)
+    candidate = get_candidate(f"llamacpp/{model}")
+    calls: list[dict[str, Any]] = []
+
+    class FakeLlama:
+        def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+            calls.append(kwargs)
+            return {"model": str(model), "choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}]}
+
+    candidate._llama = FakeLlama()  # type: ignore[attr-defined]  # no weights: only the call is checked
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    for response_format in ({"type": "json_schema", "json_schema": {"name": "o", "schema": schema, "strict": True}},
+                            {"type": "json_object", "schema": schema}, {"type": "json_object"}, None):
+        request = CandidateRequest(trial_id="rf", messages=QUESTION, response_format=response_format)
+        assert asyncio.run(candidate.complete(request)).text == "{}"
+    assert [c.get("response_format") for c in calls] == [
+        {"type": "json_object", "schema": schema}, {"type": "json_object", "schema": schema},
+        {"type": "json_object"}, None]
+
 @needs_local_server
 def test_server_start_failure_reports_its_output(tmp_path: Path) -> None:
     from sitbench.candidates._local_server import LocalServerError, serve_local_model

@@ -307,3 +307,60 @@ def test_candidate_survives_several_event_loops(stub_server: Any) -> None:
     first = ask(cand, trial_id="a")
     second = ask(cand, trial_id="b")  # a new asyncio.run(): a new loop, a new pool
     assert first.text == second.text == "echo: Who cleared you?"
+
+
+# --- response_format (schema-constrained decoding) ---------------------------------
+
+_SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
+           "additionalProperties": False}
+_JSON_SCHEMA = {"type": "json_schema", "json_schema": {"name": "t", "schema": _SCHEMA, "strict": True}}
+
+
+def ask_format(candidate: Any, response_format: dict[str, Any] | None) -> Any:
+    request = CandidateRequest(trial_id="trial-rf", messages=[Message(role="user", content="Give a.")],
+                               response_format=response_format)
+    return asyncio.run(candidate.complete(request))
+
+
+def test_no_response_format_sends_none() -> None:
+    rec = Recorder([ok_response()])
+    ask(make(rec))
+    assert "response_format" not in rec.bodies[0]
+
+
+def test_json_schema_style_sends_the_format_as_given() -> None:
+    rec = Recorder([ok_response('{"a": 1}')])
+    cand = make(rec, response_format_style="json_schema")
+    assert ask_format(cand, _JSON_SCHEMA).text == '{"a": 1}'
+    assert rec.bodies[0]["response_format"] == _JSON_SCHEMA
+
+
+def test_json_object_style_sends_the_schema_in_llama_cpp_python_form() -> None:
+    rec = Recorder([ok_response('{"a": 1}')])
+    ask_format(make(rec, response_format_style="json_object"), _JSON_SCHEMA)
+    assert rec.bodies[0]["response_format"] == {"type": "json_object", "schema": _SCHEMA}
+
+
+def test_auto_style_falls_back_to_json_object_and_keeps_it() -> None:
+    # llama-cpp-python's server answers the json_schema form with HTTP 500 (its validation error).
+    refusal = httpx.Response(500, json={"error": {"message": "Input should be 'text' or 'json_object'"}})
+    rec = Recorder([refusal, ok_response('{"a": 1}'), ok_response('{"a": 2}')])
+    cand = make(rec, max_retries=0)
+    assert cand.format_style == "auto"
+    assert ask_format(cand, _JSON_SCHEMA).text == '{"a": 1}'
+    assert [b["response_format"]["type"] for b in rec.bodies] == ["json_schema", "json_object"]
+    assert cand.format_style == "json_object"
+    ask_format(cand, _JSON_SCHEMA)
+    assert rec.bodies[2]["response_format"] == {"type": "json_object", "schema": _SCHEMA}
+
+
+def test_auto_style_keeps_json_schema_when_the_server_takes_it() -> None:
+    rec = Recorder([ok_response('{"a": 1}')])
+    cand = make(rec)
+    ask_format(cand, _JSON_SCHEMA)
+    assert cand.format_style == "json_schema" and len(rec.bodies) == 1
+
+
+def test_unknown_response_format_style_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="response_format_style='xml'; use one of auto, json_schema, json_object"):
+        make(Recorder([ok_response()]), response_format_style="xml")

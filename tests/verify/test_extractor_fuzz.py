@@ -34,7 +34,8 @@ def test_random_sentences(judge: Judge, text: str) -> None:
 
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+                     lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.text(max_size=12), inner, max_size=4),
                      max_leaves=12)
 _near_valid = st.fixed_dictionaries({
     "acts": st.lists(st.sampled_from(["ANSWER", "REJECT", "ABSTAIN", "DANCE", ""]), max_size=4),

@@ -107,7 +107,8 @@ def test_request_is_constrained_to_the_schema_at_temperature_zero(judge: Judge, 
     assert fmt is not None and fmt["type"] == "json_schema"
     schema = fmt["json_schema"]["schema"]
     vocabulary = judge.vocabulary(judge.envelope(judge.probe(PROBE)))
-    assert schema == output_schema(len(vocabulary.universe), list(dict.fromkeys(d.slot for d in vocabulary.closed_world)))
+    slots = list(dict.fromkeys(d.slot for d in vocabulary.closed_world))
+    assert schema == output_schema(len(vocabulary.universe), slots)
     item = schema["properties"]["claims"]["items"]["properties"]["item"]
     assert item["enum"] == list(range(1, len(vocabulary.universe) + 1))
     assert "$ref" not in json.dumps(schema) and "$defs" not in json.dumps(schema)
@@ -154,7 +155,7 @@ def test_parse_reading_accepts_fences_and_rejects_bad_items_and_slots() -> None:
         reading, error = parse_reading(answer(claims=[(bad_item, True, "acquired")]), 3, ["hometown"])
         assert reading is None and "outside 1..3" in error
     reading, error = parse_reading(answer(unmapped=[("planet", "Mars", True, "unspecified")]), 3, ["hometown"])
-    assert reading is None and "planet" in error
+    assert reading is None and "listed slots" in error and "planet" not in error
     assert parse_reading(answer(unmapped=[(None, "Mars", True, "unspecified")]), 3, ["hometown"])[0] is not None
     for garbage in ("", "{", "null", "[1, 2]", '{"acts": ["DANCE"]}', answer() + "}{"):
         assert parse_reading(garbage, 3, [])[0] is None
@@ -173,6 +174,17 @@ def test_invalid_then_valid_is_retried_once_with_medium_confidence(judge: Judge,
     assert retry[:2] == fake.requests[0].messages
     assert retry[2] == Message(role="assistant", content="sorry, I cannot do JSON")
     assert retry[3].role == "user" and "not valid" in retry[3].content
+
+
+def test_the_retry_prompt_never_echoes_the_models_keys_or_values(judge: Judge, tmp_path: Path) -> None:
+    # A model may invent anything, an internal id included; the harness's retry text must not repeat it.
+    vocabulary = judge.vocabulary(judge.envelope(judge.probe(PROBE)))
+    prop_id = vocabulary.universe[0].prop_id
+    fake = FakeCandidate(json.dumps({prop_id: 1}), answer(unmapped=[(prop_id, "x", True, "unspecified")]), answer())
+    observation = read(judge, extractor(fake, tmp_path), "Hi.")
+    assert observation.confidence.level is ConfidenceLevel.MEDIUM and len(fake.requests) == 3
+    for request in fake.requests:
+        assert all(prop_id not in m.content for m in request.messages if m.role != "assistant")
 
 
 def test_out_of_range_item_is_invalid_and_retried(judge: Judge, tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ _FALSE_NEGATORS = _words(r"never forget", r"never forgot", r"no doubt", r"not on
                          r"can't share", r"cannot share", r"not at liberty", r"not something i(?:'m| am) (?:discussing|sharing)",
                          r"not really something", r"no comment",
                          r"not (?:from )?(?:my |personal |first-hand |own )+(?:expertise|experience|knowledge|study)")
-_HYPOTHETICAL = _words(r"if i", r"if i'd", r"if we", r"if we'd", r"if you", r"if you'd", r"if they", r"if only",
+_HYPOTHETICAL = _words(r"should i ever", r"should i", r"should we", r"were i", r"if ever", r"if i", r"if i'd", r"if we", r"if we'd", r"if you", r"if you'd", r"if they", r"if only",
                        r"suppose", r"supposing", r"imagine", r"imagining", r"hypothetically", r"had i", r"had we",
                        r"in another life", r"i wish", r"we wish", r"pretend", r"let's say", r"what if",
                        r"i'd love to", r"i would love to", r"i'd like to", r"i would like to", r"someday",
@@ -142,7 +142,9 @@ _NOT_KNOWING = _words(r"(?:don't|do not|doesn't|does not) (?:really |actually |h
 _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|foggiest|first)) (?:clue|idea)",
                   r"(?:i'd|i would) (?:just )?be (?:making it up|guessing|bluffing)", r"out of my depth",
                   r"(?:well )?outside (?:of )?my (?:lane|wheelhouse|area|field)", r"not my (?:area|field|subject|thing)",
-                  r"(?:draws?|drew|drawing) a (?:complete )?blank", r"no (?:real )?idea", r"not the first (?:clue|idea)",
+                  r"(?:draws?|drew|drawing) a (?:complete )?blank", r"haven't the (?:foggiest|faintest)",
+                  r"(?:can't|cannot) say (?:i've|i have) (?:ever )?(?:come across|heard of|read about|studied|learned)",
+                  r"not (?:something|a topic|an area|a subject) i(?:'ve| have)? ever (?:learned|studied|looked at|read)", r"no (?:real )?idea", r"not the first (?:clue|idea)",
                   r"(?:don't|do not) know the first thing", r"beyond my (?:ken|knowledge)", r"haven't got to",
                   r"haven't gotten to", r"on my (?:to-learn|to learn|reading) list", r"wouldn't know where to (?:start|begin)",
                   r"i don't (?:really |actually |honestly )?know", r"i do not (?:really )?know", r"i'm not sure",
@@ -786,7 +788,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             hedged = True
         own_first_person = bool(_FIRST_PERSON.search(core))
         sentence_start = not facts or facts[-1].clause.sentence != clause.sentence
-        if (not own_first_person and env.addressed and sentence_start
+        # A subjectless predicate opening a sentence, or a clause after a dash or semicolon
+        # ("…, sharp upward thrusts — learned it on a first-aid course"), has the identity as subject.
+        clause_start = sentence_start or text[max(0, clause.start - 3):clause.start].strip()[-1:] in ("—", "–", ";", "-")
+        if (not own_first_person and env.addressed and clause_start
                 and _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core))):
             own_first_person = True
             signals.add("implicit_subject")
@@ -1034,7 +1039,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     if acquisition_statement:
         for key, claim in list(claims.items()):
             prop = vocabulary.by_id[claim.prop_id]
-            if claim.polarity and prop.world_fact and claim.provenance is ClaimProvenance.UNSPECIFIED:
+            if claim.polarity and prop.world_fact and claim.provenance in (ClaimProvenance.UNSPECIFIED,
+                                                                          ClaimProvenance.ACQUIRED):
                 claims[key] = claim.model_copy(update={"provenance": ClaimProvenance.ACQUIRED})
                 for mate in vocabulary.universe:
                     if (mate.equivalence_class == prop.equivalence_class and mate.predicate.is_acquired

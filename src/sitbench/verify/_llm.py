@@ -62,8 +62,10 @@ BASE_URL_ENV = "SITBENCH_EXTRACTOR_BASE_URL"
 API_KEY_ENV_ENV = "SITBENCH_EXTRACTOR_API_KEY_ENV"
 """Environment variable naming the variable that holds the extractor candidate's API key."""
 
-_MAX_CLAIMS = 16
-_MAX_UNMAPPED = 8
+# Caps keep the worst-case answer (every list full) inside the default output budget: a small
+# model under a grammar may fill a list to its limit.
+_MAX_CLAIMS = 12
+_MAX_UNMAPPED = 6
 _MAX_ACTS = len(Act)
 _MEMORY_ENTRIES = 4096
 _ECHO_CHARS = 2000
@@ -394,7 +396,7 @@ class LLMExtractor:
     id = "llm"
 
     def __init__(self, model: str, *, candidate: Candidate | None = None, cache: bool = True,
-                 cache_dir: Path | None = None, max_tokens: int = 512, output_retries: int = MAX_RETRIES,
+                 cache_dir: Path | None = None, max_tokens: int = 768, output_retries: int = MAX_RETRIES,
                  **options: Any) -> None:
         """Build the candidate (no model call happens here).
 

@@ -263,7 +263,7 @@ _ASSISTANT_VOICE = re.compile(
 # ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
 _IMPLICIT_SUBJECT = re.compile(
     r"^\W*(?:(?:never|not|hardly|barely|only|just|actually|really|honestly|once|always|mostly|mainly|"
-    r"definitely|certainly|sadly|still|also|even)\s+)*(?:ever\s+)?(?:(?-i:[a-z])[a-z]+ed|grew|spent|went|made|"
+    r"definitely|certainly|sadly|still|also|even)\s+)*(?:ever\s+)?(?:[a-z]{2,}ed|grew|spent|went|made|"
     r"took|got|knew|learnt|taught|left|came|met|saw|built|wrote|ran|set|been|studied|"
     r"(?:was|were|had|did|have|has)(?:n't)?)(?![\w'])", _I)
 _PAST_TENSE = _words(r"was", r"were", r"had", r"did", r"used to", r"(?-i:[a-z])[a-z]{2,}ed")

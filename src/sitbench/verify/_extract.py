@@ -143,6 +143,7 @@ _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|fogg
                   r"(?:i'd|i would) (?:just )?be (?:making it up|guessing|bluffing)", r"out of my depth",
                   r"(?:well )?outside (?:of )?my (?:lane|wheelhouse|area|field)", r"not my (?:area|field|subject|thing)",
                   r"(?:draws?|drew|drawing) a (?:complete )?blank", r"haven't the (?:foggiest|faintest)",
+                  r"(?:doesn't|does not|don't) ring (?:a|any) bells?", r"rings? no bells?",
                   r"(?:can't|cannot) say (?:i've|i have) (?:ever )?(?:come across|heard of|read about|studied|learned)",
                   r"not (?:something|a topic|an area|a subject) i(?:'ve| have)? ever (?:learned|studied|looked at|read)", r"no (?:real )?idea", r"not the first (?:clue|idea)",
                   r"(?:don't|do not) know the first thing", r"beyond my (?:ken|knowledge)", r"haven't got to",
@@ -257,7 +258,7 @@ _TAG_QUESTION = re.compile(
 # Self-description as an AI system: the identity is not speaking, so nothing personal is asserted.
 _ASSISTANT_VOICE = re.compile(
     r"(?<![\w'])(?:(?:i'm|i am|as)\s+(?:just\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|language model|chatbot|"
-    r"bot|llm)|i'm here to (?:help|assist)|i am here to (?:help|assist)|how (?:can|may) i (?:help|assist)|"
+    r"bot|llm)|i'm here to (?:help|assist|answer)|i am here to (?:help|assist|answer)|how (?:can|may) i (?:help|assist)|"
     r"(?:let me know|feel free to ask) if you have (?:any )?(?:other|more) questions)(?![\w'])", _I)
 # A sentence-initial predicate with no subject in reply to a question put to the identity
 # ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
@@ -561,10 +562,12 @@ class Vocabulary:
 def _count_negators(text: str) -> int:
     if not _NEGATOR.search(text) and not _ABANDON.search(text):
         return 0
-    stripped = _NEG_QUANTIFIER_RELATIVE.sub(" ", _FALSE_NEGATORS.sub(" ", text))
+    # A "no" set off by commas ("I didn't live there, no.") agrees with the clause; it is no second negator.
+    stripped = _NEG_PARTICLE.sub(" ", _NEG_QUANTIFIER_RELATIVE.sub(" ", _FALSE_NEGATORS.sub(" ", text)))
     return len(_NEGATOR.findall(stripped)) + len(_ABANDON.findall(stripped))
 
 
+_NEG_PARTICLE = re.compile(r"(?:^|,)\s*(?:no|nope|nah)\s*(?=[,.!?;—–-]|$)", _I)
 _PREDICATE_END = re.compile(r"[,;:]|\s(?:which|that|who|and|you|because|since|so)\s", _I)
 
 
@@ -922,7 +925,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 and _count_negators(core) % 2 == 0):
             acquisition_statement = True
         record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))
-                              or not _FINITE.search(core)) and not _THIRD_PARTY.search(core)
+                              or (not _FINITE.search(core) and len(core.split()) <= 8)) \
+            and not _THIRD_PARTY.search(core)
         if general_paragraph and mentioned:
             general_answer = True
         historical = bool(_HISTORICAL.search(body)) or label_historical
@@ -974,6 +978,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     and len(_content_words(body)) <= 2 and not _AFFIRMATIVE_LEAD.match(body)):
                 signals.add("topic_echo")
                 continue  # "Riga... no." / "Lisbon? Not once": the question's value repeated as a topic
+            if prop.predicate.is_acquired and not first_person:
+                continue  # knowing something is asserted by the identity, never by a fragment or a frame
             if not first_person and not in_frame:
                 continue
             if historical and prop.predicate is Predicate.STANCE:
@@ -1233,7 +1239,7 @@ def _mask_echo(text: str, utterance: str) -> tuple[str, bool]:
     echoed = False
     for m in _SENTENCE.finditer(text):
         words = [_stem(w) for w in _content_words(m.group(0))]
-        if len(words) >= 3 and all(w in asked for w in words) and not _NEGATOR.search(m.group(0)) \
+        if (len(words) >= 3 or (words and len(m.group(0).split()) >= 4)) and all(w in asked for w in words) and not _NEGATOR.search(m.group(0)) \
                 and not re.search(r"(?<![\w'])(?:i|i'm|i've|my|we)(?![\w'])", m.group(0), _I):
             out[m.start():m.end()] = " " * (m.end() - m.start())
             echoed = True

@@ -108,7 +108,8 @@ _NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowh
                       _I)
 _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
                   r"ditched", r"called off", r"put aside", r"binned")
-_FALSE_NEGATORS = _words(r"never forget", r"never forgot", r"no doubt", r"not only", r"no wonder",
+_FALSE_NEGATORS = _words(r"no,?\s*(?:—\s*)?(?:sorry|wait|hang on|hold on|i mean|scratch that|actually)",
+                         r"sorry,?\s*no", r"never forget", r"never forgot", r"no doubt", r"not only", r"no wonder",
                          r"can't wait", r"cannot wait", r"nothing beats", r"nothing like", r"not least",
                          r"no longer think", r"no longer believe", r"not sure", r"not certain",
                          r"not entirely sure", r"no idea", r"don't know", r"do not know", r"don't remember",
@@ -829,6 +830,13 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
                         positions[prop.prop_id] = (m.start(), m.end())
                         mentioned.append(prop)
+        if not mentioned and own_first_person and _ABANDON.search(body) and _PLAN_PRONOUN.search(body):
+            # "I dropped that idea ages ago": the plan the question asks about is given up.
+            plans = [p for p in [*env.presupposed, *asked] if p.predicate.kind is PredicateKind.PLAN]
+            taken = _PLAN_PRONOUN.search(body, _ABANDON.search(body).end())  # type: ignore[union-attr]
+            for prop in plans if taken is not None else []:
+                positions[prop.prop_id] = (taken.start(), taken.end())  # the object of the abandoning verb
+                mentioned.append(prop)
         pronoun = _KNOWLEDGE_PRONOUN.search(body) if env.asked_classes and not mentioned else None
         if (pronoun is not None and _STUDY_CUE.search(body)
                 and (own_first_person or _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core)))):
@@ -1092,6 +1100,7 @@ _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understoo
                       r"good at", r"explain", r"speak", r"spoke", r"fluent", r"grasp", r"speciali[sz]\w*",
                       r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",
                       r"use[sd]?", r"using", r"teach(?:es)?", r"can", r"could")
+_PLAN_PRONOUN = _words(r"it", r"that", r"this", r"the idea", r"that idea", r"the plan", r"that plan", r"those plans")
 _KNOWLEDGE_PRONOUN = _words(r"it", r"that", r"this", r"them", r"any of (?:it|that|this)")
 _REQUEST = re.compile(r"^\W*(?:please\s+)?(?:tell|remind|describe|explain|walk|talk|share|give|say|list|name)\b", _I)
 _STOPWORDS = frozenset(

@@ -104,7 +104,9 @@ def _words(*phrases: str) -> re.Pattern[str]:
 _FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"mine", r"myself", r"we", r"we've",
                        r"we're", r"we'd", r"our", r"ours", r"ourselves", r"us")
 _SECOND_PERSON = _words(r"you", r"your", r"you're", r"you've", r"you'd", r"yours", r"yourself")
-_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot|zero)(?![\w'-])|n't(?![\w])|n’t",
+# "Zero" negates as a count of occasions ("zero times", "Zero, unless…"), not as a modifier ("zero longitude").
+_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'-])|n't(?![\w])|n’t|"
+                      r"(?<![\w'-])zero(?=\s+times\b|\s*[,.;!?—–])",
                       _I)
 _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
                   r"ditched", r"called off", r"put aside", r"binned")
@@ -1017,7 +1019,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                    and _content_words(f.clause.text)] if engaged else []
         if env.presupposed and not content:
             signals.add("premise_not_engaged" if not engaged else "premise_no_personal_clause")
-        if content:
+        if content and env.presupposed:
             signals.add("premise_adopted")
             for prop in env.presupposed:
                 if (prop.prop_id, True) in claims or (prop.prop_id, False) in claims:

@@ -37,8 +37,6 @@ DATA = Path(__file__).parent / "data" / "heldout.jsonl"
 #: Held-out cases the rule extractor (sitbench-rules/2.0) disagrees with: id -> "aspects: reason", where
 #: aspects are the per-case tests that fail (acts, claims, verdict). Listed, never tuned on.
 KNOWN_DISAGREEMENTS: dict[str, str] = {
-    'H-011': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-12+'] extra []; verdict differs",
-    'H-013': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-12+', 'P-14+'] extra []; verdict differs",
     'H-018': "claims: claims missing ['P-28+'] extra ['P-28+']",
     'H-019': "acts: acts ['QUALIFY'] vs annotated ['ABSTAIN']",
     'H-020': "acts: acts ['ANSWER'] vs annotated ['ANSWER', 'QUALIFY']",

@@ -109,7 +109,8 @@ _NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowh
                       r"(?<![\w'-])zero(?=\s+times\b|\s*[,.;!?—–])",
                       _I)
 _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
-                  r"ditched", r"called off", r"put aside", r"binned")
+                  r"ditched", r"called off", r"put aside", r"binned", r"decided against", r"ruled out",
+                  r"walked away from", r"pulled out of", r"knocked (?:it|that) on the head", r"let (?:it|that) go")
 _FALSE_NEGATORS = _words(r"no,?\s*(?:—\s*)?(?:sorry|wait|hang on|hold on|i mean|scratch that|actually)",
                          r"sorry,?\s*no", r"never forget", r"never forgot", r"no doubt", r"not only", r"no wonder",
                          r"can't wait", r"cannot wait", r"nothing beats", r"nothing like", r"not least",
@@ -167,7 +168,7 @@ _REJECT = re.compile(
     r"(?<![\w'])(?:that's not true|that is not true|that isn't true|not true|that's not right|"
     r"that isn't right|that's not correct|that isn't correct|that's wrong|you're mistaken|you are mistaken|"
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
-    r"didn't happen|that's not me|not me|i think you've got|you've got (?:me|the wrong)|mixing me up|mixed me up|"
+    r"didn't happen|that's not me|not me|i think you've got|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
     _I)
 _WITHHOLD_NT = re.compile(
@@ -182,9 +183,10 @@ _WITHHOLD = _words(r"rather not", r"prefer not", r"(?:a )?conversation for anoth
                    r"neither confirm(?:ing)? nor deny(?:ing)?", r"(?:won't|can't|cannot) confirm or deny",
                    r"stays? between (?:me|us)", r"keep(?:ing)? (?:[\w']+\s+){0,4}?(?:to myself|under wraps|close to my chest|"
                    r"private|quiet|on the down-?low)", r"(?:a |that's a |it's a )?private (?:one|matter|thing)",
+                   r"close to my chest", r"under wraps",
                    r"(?:i'll|let's|i will) leave it (?:there|at that)", r"off the record", r"not for sharing",
                    r"my lips are sealed", r"no comment",
-                   r"(?:i'd rather|i would rather|i'll|i will|i'm|i am|i)\s+keep(?:ing)?\s+(?:[\w']+\s+){0,4}?"
+                   r"(?:i'd rather|i would rather|i'll|i will|i'm|i am|i)\s+keep(?:ing)?\s+(?:[\w']+\s+){0,7}?"
                    r"(?:to myself|private|quiet|under wraps|between me and)",
                    r"keeping (?:[\w']+ ){0,3}(?:private|to myself|under wraps)",
                    r"not (?:ready|able|willing|free) to (?:share|talk|say|discuss|get into)",
@@ -935,7 +937,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 and _count_negators(core) % 2 == 0):
             acquisition_statement = True
         record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))
-                              or (not _FINITE.search(core) and len(core.split()) <= 8)) \
+                              or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence == 0)) \
             and not _THIRD_PARTY.search(core)
         if general_paragraph and mentioned:
             general_answer = True
@@ -1044,7 +1046,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     for prop_id, polarity in list(claims):
         if polarity and (prop_id, False) in claims:
             signals.add("conflicting_polarity")
-            if prop_id not in explicit:
+            # Knowing is denied outright ("I never studied it") and only ever mentioned otherwise.
+            if prop_id not in explicit or vocabulary.by_id[prop_id].predicate.is_acquired:
                 del claims[(prop_id, True)]
     if withheld:
         acts.add(Act.WITHHOLD)

@@ -977,7 +977,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 signals.add("question_frame")
             if (not in_frame and not first_person
                     and prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.NAME)
-                    and prop.domain in env.question_domains and not _THIRD_PARTY.search(core)
+                    and (prop.domain in env.question_domains or prop.prop_id in env.question_props)
+                    and not _THIRD_PARTY.search(core)
                     and not _OTHER_SUBJECT_PERSON.search(core)):
                 # An opinion given in reply to "what's your view", or a name given in reply to "what did
                 # we call it", is the speaker's own.

@@ -395,6 +395,8 @@ class _EnvelopeFacts:
     """Domains the question sentence itself asks about (not those only named in a preamble)."""
     polar: bool = False
     """The question is a yes/no question ("Are you still set on the narrowboat?")."""
+    asked_changes: tuple[Proposition, ...] = ()
+    """Changes of mind a yes/no question asks about ("Has your thinking on zoos changed?")."""
     asked_classes: frozenset[str] = frozenset()
     """Equivalence classes of the knowledge the question asks about."""
 
@@ -649,7 +651,10 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
                                 context=utterance, question_props=frozenset(q_props),
                                 question_domains=frozenset(q_domains), asked_classes=frozenset(classes),
                                 polar=any(_AUX_START.match(m.group(0)) for m in _SENTENCE.finditer(questions)
-                                          if "?" in m.group(0)))
+                                          if "?" in m.group(0)),
+                                asked_changes=tuple(p for p in vocabulary.universe if p.prop_id in q_props
+                                                    and p.predicate is Predicate.STANCE_CHANGE)
+                                if _CHANGE_OF_MIND.search(questions) or re.search(r"\bchang", questions, _I) else ())
         if len(vocabulary._envelope_cache) > 4096:
             vocabulary._envelope_cache.clear()
         vocabulary._envelope_cache[key] = cached
@@ -889,7 +894,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if (env.polar and sentence_start and not clause.question and _AFFIRMATIVE_LEAD.match(stripped)
                 and _count_negators(core) % 2 == 0 and not mentioned):
             signals.add("polar_affirmation")  # "Still planning it, yes." / "More than ever."
-            for prop in asked:
+            for prop in [*asked, *env.asked_changes]:
                 record.claims.append(add(prop, True, _provenance(prop, body), span))
             continue
         if _BARE_AFFIRMATION.search(stripped) and not clause.question:
@@ -1096,7 +1101,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
 
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
-                               r"of course|sure|indeed|you bet|for sure|certainly|totally|100)\b", _I)
+                               r"of course|sure|indeed|you bet|for sure|certainly|totally|completely|not half|100|"
+                               r"it (?:really |certainly |definitely |honestly )?(?:has|did|does|is))\b", _I)
 _CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|mix(?:ed|ing)? up|someone else|"
                        r"somebody else|confus(?:ed|ing))(?![\w])", _I)
 _NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
@@ -1169,7 +1175,9 @@ def _stance_index(universe: Sequence[Proposition]) -> list[_Stance]:
     return out
 
 
-_CHANGE_OF_MIND = _words(r"changed my mind", r"change of heart", r"chang(?:ed|ing) my (?:view|tune|position|thinking)",
+_CHANGE_OF_MIND = _words(r"chang(?:ed|ing) my mind", r"(?:my )?(?:view|thinking|opinion|mind|position)(?:'s| has| have)? (?:really |actually |quite |completely )?(?:shifted|changed|moved|flipped|evolved)",
+                         r"(?:i've|i have) (?:hardened|softened|come round|gone right off|gone off|turned)",
+                         r"hardened on", r"gone (?:right )?off (?:them|it|the idea)", r"turned against", r"change of heart", r"chang(?:ed|ing) my (?:view|tune|position|thinking)",
                          r"c[oa]me (?:a)?round", r"u-turn", r"turned around", r"flipped", r"switched sides",
                          r"used to (?:think|believe|feel|be)", r"no longer (?:think|believe|feel)",
                          r"(?:i've|i have|i) (?:since )?(?:shifted|moved|revised|reversed)", r"won me over",

@@ -65,6 +65,7 @@ The stages, in order:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -731,15 +732,21 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     text, tagged = _untag_questions(_mask_quotes(clean(str(response)[:MAX_CHARS])))
     if tagged:
         signals.add("tag_question")
-    text, echoed = _mask_echo(text, envelope.utterance)
+    text, echoed = _mask_echo(text, envelope)
     if echoed:
         signals.add("echo_masked")
     text, assistant_voice = _mask_assistant_voice(text)
     if assistant_voice:
         signals.add("assistant_voice")
+    text, records = _mask_records(text)
+    if records:
+        signals.add("record_dump")
+    degenerate = _repetitive(text)
+    if degenerate:
+        signals.add("repetition")
     # A reply in an AI assistant's voice, or one left empty once echoes are removed, does not speak
     # as the identity: it adopts no premise.
-    engaged = bool(text.strip()) and not assistant_voice
+    engaged = bool(text.strip()) and not assistant_voice and not degenerate
     acts: set[Act] = set()
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
@@ -941,9 +948,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if (own_first_person and not general_paragraph and _STUDY_CUE.search(body)
                 and _count_negators(core) % 2 == 0):
             acquisition_statement = True
+        named = _NAMED_SUBJECT.match(core)
+        narration = named is not None and not vocabulary.mentions(named.group(1))
         record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))
                               or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence == 0)) \
-            and not _THIRD_PARTY.search(core)
+            and not _THIRD_PARTY.search(core) and not narration
         if general_paragraph and mentioned:
             general_answer = True
         historical = bool(_HISTORICAL.search(body)) or label_historical
@@ -1126,7 +1135,10 @@ _THIRD_PARTY = re.compile(
     r"(?<![\w'])(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:brother|sister|cousin|mother|mum|mom|father|dad|"
     r"friend|partner|wife|husband|colleague|boss|manager|aunt|uncle|son|daughter|neighbou?r|flatmate|roommate)"
     r"(?:'s)?(?![\w])|(?<![\w'])(?:he|she|they)\s+(?:said|says|swears?|thinks?|believes?|lived|grew|worked|"
-    r"studied|spent|went)(?![\w'])", _I)
+    r"studied|spent|went|is|was|has|had)(?![\w'])", _I)
+# A person named as the subject ("Mara Quinn is a software engineer who…"): a narration about someone,
+# unless the name is a registry value (an employer, a place).
+_NAMED_SUBJECT = re.compile(r"^\W*((?-i:[A-Z][a-z]+ [A-Z][a-z]+))(?:,[^,]{0,60},)?\s+(?:is|was|has|had)\b", _I)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -1251,15 +1263,27 @@ def _untag_questions(text: str) -> tuple[str, bool]:
 
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_ENVELOPE_FIELD = re.compile(r"\[[A-Z]+: [^\]]*\]")
 
 
-def _mask_echo(text: str, utterance: str) -> tuple[str, bool]:
-    """Blank sentences that only repeat the question's own words (a verbatim or reshuffled echo)."""
-    asked = {_stem(w) for w in _content_words(utterance)}
-    if not asked:
-        return text, False
+def _mask_echo(text: str, envelope: Envelope) -> tuple[str, bool]:
+    """Blank copies of the envelope (its rendered fields, the utterance) and sentences that only repeat the
+    question's own words (a verbatim or reshuffled echo)."""
     out = list(text)
     echoed = False
+    lowered = text.lower()
+    pieces = [m.group(0) for m in _ENVELOPE_FIELD.finditer(envelope.render())] + [envelope.utterance]
+    for piece in pieces:
+        piece = piece.lower().strip()
+        start = lowered.find(piece) if len(piece) >= 8 else -1
+        while start >= 0:
+            out[start:start + len(piece)] = " " * len(piece)
+            echoed = True
+            start = lowered.find(piece, start + len(piece))
+    text = "".join(out)
+    asked = {_stem(w) for w in _content_words(envelope.utterance)}
+    if not asked:
+        return text, echoed
     for m in _SENTENCE.finditer(text):
         words = [_stem(w) for w in _content_words(m.group(0))]
         if (len(words) >= 3 or (words and len(m.group(0).split()) >= 4)) and all(w in asked for w in words) and not _NEGATOR.search(m.group(0)) \
@@ -1267,6 +1291,40 @@ def _mask_echo(text: str, utterance: str) -> tuple[str, bool]:
             out[m.start():m.end()] = " " * (m.end() - m.start())
             echoed = True
     return "".join(out), echoed
+
+
+# Lines that copy data records rather than speak: JSON, dated records with bracketed or parenthesised
+# metadata, capitalised field labels ("MEMORIES:", "[PROFILE AT …:").
+_RECORD_LINE = re.compile(
+    r"^[ \t]*(?:\d+\.[ \t]*)?(?:\d{4}-\d{2}-\d{2}\b.*[(\[]|.*\{\s*\"|.*\[[A-Z][A-Z ]+(?: AT [^\]]*)?:|"
+    r"[A-Z][A-Z ]{3,}:)", re.MULTILINE)
+
+
+def _mask_records(text: str) -> tuple[str, bool]:
+    """Blank lines that copy records (the evidence's format) instead of answering in words."""
+    if not _RECORD_LINE.search(text):
+        return text, False
+    out = list(text)
+    found = False
+    for m in _RECORD_LINE.finditer(text):
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        out[m.start():end] = " " * (end - m.start())
+        found = True
+    return "".join(out), found
+
+
+def _repetitive(text: str) -> bool:
+    """A degenerate loop: a short phrase repeated until the text is mostly that phrase."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if len(words) < 16:
+        return False
+    for n in (1, 2, 3, 4):
+        grams = Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+        gram, count = grams.most_common(1)[0]
+        if count >= 4 and count * n >= 0.4 * len(words) and any(w not in _STOPWORDS for w in gram):
+            return True
+    return False
 
 
 def _mask_assistant_voice(text: str) -> tuple[str, bool]:
@@ -1317,7 +1375,8 @@ def _answers(prop: Proposition, env: _EnvelopeFacts) -> bool:
 
 def _confidence(signals: set[str]) -> Confidence:
     """LOW when the reading rests on a doubtful cue, MEDIUM when it is indirect, else HIGH."""
-    low = {"conflicting_polarity", "echo_masked", "assistant_voice", "premise_not_engaged"}
+    low = {"conflicting_polarity", "echo_masked", "assistant_voice", "premise_not_engaged", "record_dump",
+           "repetition"}
     medium = {"premise_adopted", "question_frame", "implicit_subject", "tag_question", "self_correction",
               "premise_no_personal_clause"}
     level = (ConfidenceLevel.LOW if signals & low else ConfidenceLevel.MEDIUM if signals & medium

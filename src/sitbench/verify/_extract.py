@@ -752,6 +752,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     unmapped: list[UnmappedAssertion] = []
     not_knowing = withheld = general_answer = hearsay = acquisition_statement = False
     explicit: set[str] = set()
+    narrated_sentence = -1
+    narrated_names: set[str] = set()
+    env_stems = frozenset(_stem(w) for w in _content_words(envelope.utterance))
     hedged = tagged
     facts: list[_ClauseFacts] = []
     last_place: Proposition | None = None
@@ -948,11 +951,16 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if (own_first_person and not general_paragraph and _STUDY_CUE.search(body)
                 and _count_negators(core) % 2 == 0):
             acquisition_statement = True
-        named = _NAMED_SUBJECT.match(core)
-        narration = named is not None and not vocabulary.mentions(named.group(1))
+        named = _NAMED_SUBJECT.match(core) or _PRONOUN_SUBJECT.match(core)
+        if named is not None and not (named.lastindex and vocabulary.mentions(named.group(1))):
+            narrated_sentence = clause.sentence  # the rest of the sentence narrates the same person
+            if named.lastindex:
+                narrated_names.add(named.group(1).lower())
+        narration = narrated_sentence == clause.sentence
+        echo_clause = bool(_content_words(core)) and {_stem(w) for w in _content_words(core)} <= env_stems
         record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))
                               or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence == 0)) \
-            and not _THIRD_PARTY.search(core) and not narration
+            and not _THIRD_PARTY.search(core) and not narration and not echo_clause
         if general_paragraph and mentioned:
             general_answer = True
         historical = bool(_HISTORICAL.search(body)) or label_historical
@@ -1033,7 +1041,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         # fragment, or a past-tense account) goes along with it; a generic description, an echo or
         # an assistant's off-topic chatter adopts nothing.
         content = [f for f in facts if f.asserting and f.answer_like and not f.clause.question
-                   and _content_words(f.clause.text)] if engaged else []
+                   and _content_words(f.clause.text)
+                   and re.sub(r"[^\w ]", "", f.clause.text).strip().lower() not in narrated_names] if engaged else []
         if env.presupposed and not content:
             signals.add("premise_not_engaged" if not engaged else "premise_no_personal_clause")
         if content and env.presupposed:
@@ -1138,6 +1147,7 @@ _THIRD_PARTY = re.compile(
     r"studied|spent|went|is|was|has|had)(?![\w'])", _I)
 # A person named as the subject ("Mara Quinn is a software engineer who…"): a narration about someone,
 # unless the name is a registry value (an employer, a place).
+_PRONOUN_SUBJECT = re.compile(r"^\W*(?:she|he)\s+(?:is|was|has|had|'s)\b", _I)
 _NAMED_SUBJECT = re.compile(r"^\W*((?-i:[A-Z][a-z]+ [A-Z][a-z]+))(?:,[^,]{0,60},)?\s+(?:is|was|has|had)\b", _I)
 
 
@@ -1300,13 +1310,18 @@ _RECORD_LINE = re.compile(
     r"[A-Z][A-Z ]{3,}:)", re.MULTILINE)
 
 
+# A numbered list of one-word field labels ("1. Birth: …", "2. Education: …") is a profile dump.
+_FIELD_LINE = re.compile(r"^[ \t]*\d+\.[ \t]*[A-Z][a-z]+:[ \t]", re.MULTILINE)
+
+
 def _mask_records(text: str) -> tuple[str, bool]:
     """Blank lines that copy records (the evidence's format) instead of answering in words."""
-    if not _RECORD_LINE.search(text):
+    fields = list(_FIELD_LINE.finditer(text))
+    if not _RECORD_LINE.search(text) and len(fields) < 3:
         return text, False
     out = list(text)
     found = False
-    for m in _RECORD_LINE.finditer(text):
+    for m in [*_RECORD_LINE.finditer(text), *(fields if len(fields) >= 3 else [])]:
         end = text.find("\n", m.start())
         end = len(text) if end < 0 else end
         out[m.start():end] = " " * (end - m.start())

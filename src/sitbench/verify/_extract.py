@@ -947,19 +947,23 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             continue
         if not own_first_person and _HEARSAY.search(core):
             hearsay = True
+        named = _NAMED_SUBJECT.match(core) or _PRONOUN_SUBJECT.match(core)
+        name = next((g for g in named.groups() if g), None) if named is not None else None
+        if named is not None and not (name and vocabulary.mentions(name)):
+            narrated_sentence = clause.sentence  # the rest of the sentence narrates the same person
+            if name:
+                narrated_names.add(name.lower())
+        narration = narrated_sentence == clause.sentence
+        if narration:
+            continue  # a narration about a person ("Mara Quinn, a software engineer, has…") asserts nothing
         record.asserting = True
         if (own_first_person and not general_paragraph and _STUDY_CUE.search(body)
                 and _count_negators(core) % 2 == 0):
             acquisition_statement = True
-        named = _NAMED_SUBJECT.match(core) or _PRONOUN_SUBJECT.match(core)
-        if named is not None and not (named.lastindex and vocabulary.mentions(named.group(1))):
-            narrated_sentence = clause.sentence  # the rest of the sentence narrates the same person
-            if named.lastindex:
-                narrated_names.add(named.group(1).lower())
-        narration = narrated_sentence == clause.sentence
         echo_clause = bool(_content_words(core)) and {_stem(w) for w in _content_words(core)} <= env_stems
-        record.answer_like = (first_person or fragment_at is not None or bool(_PAST_TENSE.search(body))
-                              or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence == 0)) \
+        record.answer_like = (first_person or (fragment_at is not None and clause.sentence <= 1)
+                              or bool(_PAST_TENSE.search(body))
+                              or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence <= 1)) \
             and not _THIRD_PARTY.search(core) and not narration and not echo_clause
         if general_paragraph and mentioned:
             general_answer = True
@@ -1061,6 +1065,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     continue
                 add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
+    if assistant_voice:
+        # A reply that speaks as an AI system makes no claim about the identity's life.
+        for key in [k for k in claims if not vocabulary.by_id[k[0]].world_fact]:
+            del claims[key]
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]
         signals.add("self_correction")
@@ -1148,7 +1156,8 @@ _THIRD_PARTY = re.compile(
 # A person named as the subject ("Mara Quinn is a software engineer who…"): a narration about someone,
 # unless the name is a registry value (an employer, a place).
 _PRONOUN_SUBJECT = re.compile(r"^\W*(?:she|he)\s+(?:is|was|has|had|'s)\b", _I)
-_NAMED_SUBJECT = re.compile(r"^\W*((?-i:[A-Z][a-z]+ [A-Z][a-z]+))(?:,[^,]{0,60},)?\s+(?:is|was|has|had)\b", _I)
+_NAMED_SUBJECT = re.compile(r"^\W*(?:((?-i:[A-Z][a-z]+ [A-Z][a-z]+))(?:,[^,]{0,60},)?\s+(?:is|was|has|had)\b|"
+                            r"((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)),\s+(?-i:an?)\s[^,]{0,60}(?:,|$))")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -1306,7 +1315,7 @@ def _mask_echo(text: str, envelope: Envelope) -> tuple[str, bool]:
 # Lines that copy data records rather than speak: JSON, dated records with bracketed or parenthesised
 # metadata, capitalised field labels ("MEMORIES:", "[PROFILE AT …:").
 _RECORD_LINE = re.compile(
-    r"^[ \t]*(?:\d+\.[ \t]*)?(?:\d{4}-\d{2}-\d{2}\b.*[(\[]|.*\{\s*\"|.*\[[A-Z][A-Z ]+(?: AT [^\]]*)?:|"
+    r"^[ \t]*(?:\d+\.[ \t]*)?(?:.*\b\d{4}-\d{2}-\d{2}\b|.*\{\s*\"|.*\[[A-Z][A-Z ]+(?: AT [^\]]*)?:|"
     r"[A-Z][A-Z ]{3,}:)", re.MULTILINE)
 
 

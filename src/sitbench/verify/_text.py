@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 # Markup that carries no content: HTML tags, code fences, markdown emphasis and headers.
 _MARKUP = re.compile(r"<[^>\n]{0,200}>|```|\*\*|__|^[ \t]{0,3}#{1,6}[ \t]|^[ \t]*>[ \t]?", re.MULTILINE)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+|^[ \t]*(?:[-*•·]|\d+[.)])[ \t]+", re.MULTILINE)
+# A full stop ends a sentence unless it ends a title or abbreviation ("St. Finbarr's", "Dr. Okafor").
+_SENTENCE_END = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMt\.)(?<!\bvs\.)(?<!\bMrs\.)"
+                           r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+|^[ \t]*(?:[-*•·]|\d+[.)])[ \t]+", re.MULTILINE)
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:;|—|–|\s-\s|:(?=\s)|,\s*(?:but|however|although|though|whereas|yet|while|so|and)\b|,\s*(?=which\b)|"
     r"\b(?:but|however|although|though|whereas|except that)\b|"

@@ -1,0 +1,70 @@
+"""A stored SmolLM2-135M pilot run (all nine configurations), rescored: non-answers satisfy no answer contract.
+
+``data/smollm2_pilot.jsonl`` holds the 198 scored-turn replies of ``local/smollm2`` on the reference
+pilot (greedy, 64 new tokens, llama.cpp), each annotated by hand as ``genuine`` (an in-character
+attempt at this question) or not (off-topic chatter, AI-assistant disclaimers, echoes of the
+prompt or of the evidence records, third-person profile summaries, degenerate loops). The
+1.x verifier read many of these non-answers as memories: of the 187 non-answers it found an ANSWER
+in 71 and accepted 18 under contracts that require ANSWER with a claim; under B and I SmolLM2
+scored exactly the collapse mock's A_pos and LAA.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sitbench.schema import Act
+from sitbench.verify import Judge
+
+DATA = Path(__file__).parent / "data" / "smollm2_pilot.jsonl"
+REPLIES = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+#: Non-genuine replies the rule extractor still accepts, with the reason (strict expected failures).
+KNOWN: dict[str, str] = {
+    "E:PR-07": "'Moved back to Cork and returned to St. Finbarr's' restates the question's premise and adds an "
+               "unrelated fact in the first person; read as going along with the Lisbon premise",
+    "F:PR-07": "same reply as E:PR-07",
+}
+
+
+def _answer_contract(judge: Judge, probe_id: str) -> bool:
+    contract = judge.probe(probe_id).contract
+    return Act.ANSWER in contract.required_acts and any(c.polarity for c in contract.required_claims)
+
+
+def test_the_stored_run_is_complete() -> None:
+    assert len(REPLIES) == 198
+    assert {r["config"] for r in REPLIES} == set("ABCDEFGHI")
+    assert all(isinstance(r["genuine"], bool) and r["note"] for r in REPLIES)
+    assert sum(not r["genuine"] for r in REPLIES) > 150, "SmolLM2-135M mostly does not answer in character"
+
+
+NON_ANSWERS = [r for r in REPLIES if not r["genuine"]]
+
+
+@pytest.mark.parametrize("reply", [
+    pytest.param(r, id=r["trial_id"], marks=[pytest.mark.xfail(strict=True, reason=KNOWN[r["trial_id"]])]
+                 if r["trial_id"] in KNOWN else []) for r in NON_ANSWERS])
+def test_a_non_answer_satisfies_no_answer_contract(judge: Judge, reply: dict[str, object]) -> None:
+    probe_id = str(reply["probe_id"])
+    if not _answer_contract(judge, probe_id):
+        pytest.skip("the contract does not require ANSWER with a claim")
+    result = judge.judge(probe_id, str(reply["response"]))
+    assert not result.verdict.valid, f"{reply['response']!r} satisfies {probe_id}'s answer contract"
+
+
+def test_non_answers_adopt_nothing_and_answer_nothing(judge: Judge) -> None:
+    """Across the non-answers, almost nothing is read as an answer, and the readings are flagged."""
+    answered = adopted = flagged = 0
+    for reply in NON_ANSWERS:
+        observation = judge.extract(str(reply["probe_id"]), str(reply["response"]))
+        answered += Act.ANSWER in observation.acts
+        adopted += "premise_adopted" in observation.confidence.signals
+        flagged += observation.confidence.level.value != "high"
+    # sitbench-rules/2.0: 12 of 187 read as answering, 11 as adopting a premise, 149 flagged.
+    assert answered <= 0.08 * len(NON_ANSWERS), answered
+    assert adopted <= 0.07 * len(NON_ANSWERS), adopted
+    assert flagged >= 0.7 * len(NON_ANSWERS), flagged

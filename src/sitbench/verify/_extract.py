@@ -167,7 +167,8 @@ _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|fogg
                   r"don't think i know", r"drawing a blank", r"draw a blank")
 _REJECT = re.compile(
     r"(?<![\w'])(?:that's not true|that is not true|that isn't true|not true|that's not right|"
-    r"that isn't right|that's not correct|that isn't correct|that's wrong|you're mistaken|you are mistaken|"
+    r"that isn't right|that's not correct|that isn't correct|that's wrong|it isn't true|it is not true|it's not true|"
+    r"isn't true|you're mistaken|you are mistaken|"
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
     r"didn't happen|that's not me|not me|i think you've got|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
@@ -324,6 +325,7 @@ _PLACE_PREDICATE_WORDS = _words(r"liv(?:e|ed|es|ing)", r"home", r"homes", r"base
                                 r"stay(?:ed|ing)?", r"spent", r"spend", r"years?", r"months?", r"time", r"abroad",
                                 r"grew", r"grow(?:n|ing)?", r"raised", r"born", r"from", r"kid", r"childhood",
                                 r"hometown", r"been", r"was", r"were", r"days", r"resident", r"settled", r"relocated")
+_WORK_WORDS = _words(r"work(?:ed|ing)?", r"job", r"employed", r"on (?:the )?staff", r"staff")
 _VISIT_WORDS = _words(r"visit(?:ed|ing|s)?", r"trip", r"holiday", r"vacation", r"tourist", r"conference", r"once",
                       r"a week", r"weekend", r"passing through", r"stopover", r"layover", r"been to")
 _LIVING_WORDS = _words(r"liv(?:e|ed|es|ing)", r"grew", r"raised", r"born", r"home", r"moved", r"based", r"childhood")
@@ -876,6 +878,12 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             anchor = last_place or (envelope_places[0] if envelope_places else None)
             if anchor is not None:
                 mentioned.append(anchor)
+        elif _THERE.search(body) and _WORK_WORDS.search(body) and not mentioned:
+            # "Dunmarsh? Never worked there.": "there" is the organisation the question names.
+            orgs = [p for p in asked if p.predicate.kind is PredicateKind.ORGANIZATION]
+            if orgs:
+                positions[orgs[0].prop_id] = (_THERE.search(body).start(), _THERE.search(body).end())  # type: ignore[union-attr]
+                mentioned.append(orgs[0])
         same_slot = [p for p in mentioned if not p.world_fact]
         if len(same_slot) >= 2 and _DISJUNCTION.search(body):
             slots = [p.slot for p in same_slot]
@@ -921,6 +929,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 # "Biochemistry? Not my field.": denies having the asked knowledge.
                 negate([p for p in vocabulary.universe
                         if p.equivalence_class in env.asked_classes and p.predicate.is_acquired], record, span)
+                continue
+            unknown = [p for p in mentioned if p.predicate.is_acquired]
+            if unknown:
+                negate(unknown, record, span)  # "Lattice signatures are on my to-learn list": not known yet
                 continue
         if _MEMORY_UNCERTAIN.search(core):
             acts.add(Act.ABSTAIN)
@@ -1002,7 +1014,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                 in_frame = True  # "That first job was all crypto engineering": the question's frame
                 signals.add("question_frame")
             if (not in_frame and not first_person
-                    and prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.NAME)
+                    and prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.NAME, PredicateKind.PLAN)
                     and (prop.domain in env.question_domains or prop.prop_id in env.question_props)
                     and not _THIRD_PARTY.search(core)
                     and not _OTHER_SUBJECT_PERSON.search(core)):
@@ -1146,7 +1158,7 @@ _STOPWORDS = frozenset(
     "which who whom whose why how was were is are be been being am do did does done have has had having i you he "
     "she it we they me him her us them my your his its our their this that these those there here then than too "
     "very just also really like did not no yes can could would should will shall may might must most more much "
-    "many still even only some any every all other such own same".split())
+    "many still even only some any every all other such own same hmm oh ah ooh um uh ha haha wow well".split())
 _OTHER_SUBJECT_PERSON = _words(r"you", r"you're", r"he", r"she", r"people", r"everyone", r"someone", r"some say")
 _THIRD_PARTY = re.compile(
     r"(?<![\w'])(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:brother|sister|cousin|mother|mum|mom|father|dad|"

@@ -684,6 +684,8 @@ def _presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition
         for prop, _, _ in vocabulary.mentions(clause.text):
             if prop.world_fact:
                 continue
+            if prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.STANCE_CHANGE):
+                continue  # a view is asked for, never presupposed
             if _SECOND_PERSON.search(clause.text) or not prop.predicate.is_epistemic:
                 out.setdefault(prop.prop_id, prop)  # "What was it like working at X?" takes X for granted
     return list(out.values())
@@ -1068,12 +1070,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     continue
                 rivals = [c for c in claims.values() if c.polarity and c.prop_id != prop.prop_id
                           and vocabulary.by_id[c.prop_id].slot == prop.slot]
-                if rivals:
-                    # "Bologna? Pune, actually.": another value of the same slot answers instead of the premise.
+                if rivals and _CONTRAST.search(text[:rivals[0].span[1] + 40]):
+                    # "Bologna? Pune, actually.": another value of the slot, set against the premise, replaces it.
                     signals.add("premise_replaced")
-                    if _CONTRAST.search(text):
-                        acts.add(Act.REJECT)
-                        add(prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, rivals[0].span)
+                    acts.add(Act.REJECT)
+                    add(prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, rivals[0].span)
                     continue
                 add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
@@ -1158,7 +1159,8 @@ _STOPWORDS = frozenset(
     "which who whom whose why how was were is are be been being am do did does done have has had having i you he "
     "she it we they me him her us them my your his its our their this that these those there here then than too "
     "very just also really like did not no yes can could would should will shall may might must most more much "
-    "many still even only some any every all other such own same hmm oh ah ooh um uh ha haha wow well".split())
+    "many still even only some any every all other such own same hmm oh ah ooh um uh ha haha wow well "
+    "make makes made get gets thing things way".split())
 _OTHER_SUBJECT_PERSON = _words(r"you", r"you're", r"he", r"she", r"people", r"everyone", r"someone", r"some say")
 _THIRD_PARTY = re.compile(
     r"(?<![\w'])(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:brother|sister|cousin|mother|mum|mom|father|dad|"
@@ -1176,7 +1178,7 @@ _NAMED_SUBJECT = re.compile(r"^\W*(?:((?-i:[A-Z][a-z]+ [A-Z][a-z]+))(?:,[^,]{0,6
 def _stem(word: str) -> str:
     """A crude English stem, enough to meet "banned"/"ban", "structured"/"structure"."""
     word = word.lower().strip("'")
-    for suffix in ("ing", "ed", "es", "ly", "s"):
+    for suffix in ("ity", "ness", "ment", "ing", "ed", "es", "ly", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[:-len(suffix)]
             break

@@ -41,7 +41,7 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'H-019': "acts: acts ['QUALIFY'] vs annotated ['ABSTAIN']",
     'H-020': "acts: acts ['ANSWER'] vs annotated ['ANSWER', 'QUALIFY']",
     'H-022': "claims,verdict: claims missing [] extra ['P-27+']; verdict differs",
-    'H-023': "acts: acts ['ABSTAIN'] vs annotated ['WITHHOLD']",
+    'H-023': "acts: acts ['ABSTAIN', 'WITHHOLD'] vs annotated ['WITHHOLD']",
     'H-024': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-04+'] extra []; verdict differs",
     'H-027': 'verdict: verdict differs',
     'H-029': "acts,claims,verdict: acts [] vs annotated ['ANSWER']; claims missing ['P-04+'] extra []; verdict differs",
@@ -53,7 +53,6 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'H-043': "claims: claims missing ['P-24+'] extra ['P-24+']",
     'H-044': "acts,claims: acts [] vs annotated ['ABSTAIN', 'REJECT']; claims missing ['P-16-'] extra []",
     'H-045': "acts,claims: acts [] vs annotated ['ANSWER']; claims missing ['P-24+'] extra ['P-24-']",
-    'H-046': "acts,verdict: acts [] vs annotated ['WITHHOLD']; verdict differs",
     'H-047': "acts,claims: acts [] vs annotated ['REJECT']; claims missing ['P-25-'] extra []",
     'H-055': "acts,claims: acts ['ABSTAIN'] vs annotated ['REJECT']; claims missing ['P-26-'] extra []",
 }

@@ -57,6 +57,7 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'R-125': "acts,claims,verdict: acts ['ABSTAIN', 'REJECT'] vs annotated ['ABSTAIN', 'ANSWER']; claims missing [] extra ['P-18-']; verdict differs",
     'R-129': "claims: claims missing ['P-23+'] extra ['P-23+']",
     'R-133': "claims: claims missing ['P-23+'] extra ['P-23+']",
+    'R-137': "acts,claims,verdict: acts ['ABSTAIN', 'ANSWER', 'REJECT'] vs annotated ['ABSTAIN', 'ANSWER']; claims missing [] extra ['P-18-']; verdict differs",
 }
 
 CASES = load_cases(DATA, "R")

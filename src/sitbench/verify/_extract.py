@@ -106,7 +106,7 @@ _FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"m
                        r"we're", r"we'd", r"our", r"ours", r"ourselves", r"us")
 _SECOND_PERSON = _words(r"you", r"your", r"you're", r"you've", r"you'd", r"yours", r"yourself")
 # "Zero" negates as a count of occasions ("zero times", "Zero, unless…"), not as a modifier ("zero longitude").
-_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'-])|n't(?![\w])|n’t|"
+_NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot|without)(?![\w'-])|n't(?![\w])|n’t|"
                       r"(?<![\w'-])zero(?=\s+times\b|\s*[,.;!?—–])",
                       _I)
 _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
@@ -869,10 +869,19 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     positions[prop.prop_id] = (pronoun.start(), pronoun.end())
                     mentioned.append(prop)
                     signals.add("pronoun_resolved")
-        if env.asked_classes and not own_first_person and not clause.question:
-            # An explanation of the asked fact in other words than its surface forms: new words of its gloss.
+        if env.asked_classes and not own_first_person and not clause.question and not any(
+                p.world_fact for p in mentioned):
+            # An explanation of the asked fact in other words than its surface forms: new words of its gloss,
+            # or, answering "explain X", a statement on the question's topic that adds to it (labelled as
+            # general knowledge, or in a reply that has not declined to answer).
+            said = [_stem(w) for w in _content_words(core)]
+            on_topic = bool(set(said) & env_stems) or elaboration
+            adds = len(set(said) - env_stems) >= 3
+            answering = general_paragraph or not (acts & {Act.ABSTAIN, Act.REJECT, Act.WITHHOLD})
             for fact in vocabulary._facts_of_classes(env.asked_classes):
-                if fact.prop_id not in positions and vocabulary._explains(fact, body, env.context):
+                if fact.prop_id in positions:
+                    continue
+                if vocabulary._explains(fact, body, env.context) or (on_topic and adds and answering):
                     positions[fact.prop_id] = (0, 0)
                     mentioned.append(fact)
                     signals.add("explanation_matched")
@@ -1152,7 +1161,8 @@ _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understoo
                       r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",
                       r"use[sd]?", r"using", r"teach(?:es)?", r"can", r"could")
 _PLAN_PRONOUN = _words(r"it", r"that", r"this", r"the idea", r"that idea", r"the plan", r"that plan", r"those plans")
-_KNOWLEDGE_PRONOUN = _words(r"it", r"that", r"this", r"them", r"any of (?:it|that|this)")
+_KNOWLEDGE_PRONOUN = _words(r"it", r"that", r"this", r"them", r"any of (?:it|that|this)", r"one", r"something",
+                            r"the thing", r"that one", r"this one")
 _REQUEST = re.compile(r"^\W*(?:please\s+)?(?:tell|remind|describe|explain|walk|talk|share|give|say|list|name)\b", _I)
 _STOPWORDS = frozenset(
     "a an the and or but so if of in on at to for from with by about as into over after before when where what "

@@ -1306,6 +1306,8 @@ def _untag_questions(text: str) -> tuple[str, bool]:
 
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+# "Still planning it, yes." repeats the question's words but answers it.
+_ANSWER_PARTICLE = _words(r"yes", r"yeah", r"yep", r"yup", r"still", r"indeed", r"definitely", r"absolutely", r"of course")
 _ENVELOPE_FIELD = re.compile(r"\[[A-Z]+: [^\]]*\]")
 
 
@@ -1329,7 +1331,8 @@ def _mask_echo(text: str, envelope: Envelope) -> tuple[str, bool]:
         return text, echoed
     for m in _SENTENCE.finditer(text):
         words = [_stem(w) for w in _content_words(m.group(0))]
-        if (len(words) >= 3 or (words and len(m.group(0).split()) >= 4)) and all(w in asked for w in words) and not _NEGATOR.search(m.group(0)) \
+        if (len(words) >= 3 or (words and len(m.group(0).split()) >= 4)) and all(w in asked for w in words) \
+                and not _ANSWER_PARTICLE.search(m.group(0)) and not _NEGATOR.search(m.group(0)) \
                 and not re.search(r"(?<![\w'])(?:i|i'm|i've|my|we)(?![\w'])", m.group(0), _I):
             out[m.start():m.end()] = " " * (m.end() - m.start())
             echoed = True

@@ -170,7 +170,7 @@ _REJECT = re.compile(
     r"that isn't right|that's not correct|that isn't correct|that's wrong|it isn't true|it is not true|it's not true|"
     r"isn't true|you're mistaken|you are mistaken|"
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
-    r"didn't happen|that's not me|not me|i think you've got|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
+    r"didn't happen|that's not me|not me|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
     _I)
 _WITHHOLD_NT = re.compile(
@@ -188,7 +188,7 @@ _WITHHOLD = _words(r"rather not", r"prefer not", r"(?:a )?conversation for anoth
                    r"close to my chest", r"under wraps",
                    r"(?:i'll|let's|i will) leave it (?:there|at that)", r"off the record", r"not for sharing",
                    r"my lips are sealed", r"no comment",
-                   r"(?:i'd rather|i would rather|i'll|i will|i'm|i am|i)\s+keep(?:ing)?\s+(?:[\w']+\s+){0,7}?"
+                   r"(?:i'd rather|i would rather|i'll|i will|i'm|i am|i)\s+keep(?:ing)?\s+(?:[\w']+\s+){0,9}?"
                    r"(?:to myself|private|quiet|under wraps|between me and)",
                    r"keeping (?:[\w']+ ){0,3}(?:private|to myself|under wraps)",
                    r"not (?:ready|able|willing|free) to (?:share|talk|say|discuss|get into)",
@@ -581,8 +581,14 @@ _NEG_PARTICLE = re.compile(r"(?:^|,)\s*(?:no|nope|nah)\s*(?=[,.!?;—–-]|$)", 
 _PREDICATE_END = re.compile(r"[,;:]|\s(?:which|that|who|and|you|because|since|so)\s", _I)
 
 
+_NEGATIVE_INVERSION = re.compile(r"^\W*(?:not once|never once|not one|not a single|never)\b[^,;]*?\b(?:did|do|have|had|could|would)\s+(?:i|we)\b", _I)
+
+
 def _negated_at(text: str, start: int, end: int) -> bool:
     """Polarity of a mention: negators before it; a clause-initial subject also takes its predicate's."""
+    inverted = _NEGATIVE_INVERSION.match(text)
+    if inverted and start < inverted.end():
+        return False  # "Not once in Vienna did I have a bad slice": Vienna frames the negated predicate
     before = _count_negators(text[:start])
     if before == 0 and len(text[:start].split()) <= 3:
         stop = _PREDICATE_END.search(text, end)
@@ -1151,7 +1157,7 @@ _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|completely|not half|100|"
                                r"it (?:really |certainly |definitely |honestly )?(?:has|did|does|is))\b", _I)
-_CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|mix(?:ed|ing)? up|someone else|"
+_CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|mix(?:ed|ing)? up|someone else|(?:think you|you must|you might|you probably) mean|"
                        r"somebody else|confus(?:ed|ing))(?![\w])", _I)
 _NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
                    r"not me", r"never (?:did|took|touched) (?:it|that|any)")

@@ -80,6 +80,11 @@ class Predicate(StrEnum):
         return self.kind is PredicateKind.KNOWLEDGE
 
     @property
+    def single_valued(self) -> bool:
+        """One value at a time for the identity (one hometown): naming another value denies this one."""
+        return self is Predicate.GREW_UP_IN
+
+    @property
     def is_epistemic(self) -> bool:
         """Knowledge, skill or world fact: what the unauthorized-epistemic diagnostic (UEL) looks at."""
         return self.kind in (PredicateKind.KNOWLEDGE, PredicateKind.WORLD_FACT)

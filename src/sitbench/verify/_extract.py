@@ -107,7 +107,7 @@ _FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"m
 _SECOND_PERSON = _words(r"you", r"your", r"you're", r"you've", r"you'd", r"yours", r"yourself")
 # "Zero" negates as a count of occasions ("zero times", "Zero, unless…"), not as a modifier ("zero longitude").
 _NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot|without)(?![\w'-])|n't(?![\w])|n’t|"
-                      r"(?<![\w'-])zero(?=\s+times\b|\s*[,.;!?—–])",
+                      r"(?<![\w'-])zero(?=\s+(?:times|years|months|days)\b|\s*[,.;!?—–])",
                       _I)
 _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on)?", r"shelved", r"scrapped",
                   r"ditched", r"called off", r"put aside", r"binned", r"decided against", r"ruled out",
@@ -134,7 +134,7 @@ _REPORT_DOUBT = re.compile(
     r"(?<![\w'])(?:you(?:'ve| have)?\s+(?:keep|kept)\s+(?:saying|insisting|telling)|you\s+(?:insist|claim|claimed|"
     r"seem to think|seem to remember|think|thought|believe|remember|recall|are saying|'re saying|suggest that|say)|"
     r"i know you|i understand (?:that )?you|according to you|everyone (?:says|remembers|thinks|seems)|"
-    r"people (?:say|think|remember)|i hear (?:that )?you|"
+    r"people (?:say|think|remember)|i hear (?:that )?you|(?:have|has|had) told you|told you that|"
     r"i know (?:that )?(?:the [\w-]+(?: [\w-]+)?|everyone|everybody|people|they|[A-Z]\w+) "
     r"(?:remembers?|thinks?|says?|believes?|recalls?|tells?))(?![\w'])", _I)
 _REPORT_TOLD = re.compile(r"(?<![\w'])you(?:'ve| have)?\s+(?:said|told me|mentioned)(?![\w'])", _I)
@@ -170,7 +170,7 @@ _REJECT = re.compile(
     r"that isn't right|that's not correct|that isn't correct|that's wrong|it isn't true|it is not true|it's not true|"
     r"isn't true|you're mistaken|you are mistaken|"
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
-    r"didn't happen|that's not me|not me|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
+    r"didn't happen|that's not me|not me|(?:small|quick|slight|one) correction|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
     _I)
 _WITHHOLD_NT = re.compile(
@@ -379,6 +379,22 @@ def _trie_pattern(forms: Sequence[str]) -> str:
     return emit(trie)
 
 
+def _short_names(universe: Sequence[Proposition], forms: set[str]) -> list[tuple[str, Proposition]]:
+    """An organisation is often named by the first word of its name alone ("Emberton" for "Emberton
+    Engineering"): that word becomes a form when no other value in the universe starts with or contains it."""
+    first: dict[str, list[Proposition]] = {}
+    for prop in universe:
+        words = prop.value.split()
+        if prop.predicate.kind is PredicateKind.ORGANIZATION and len(words) >= 2 and words[0][:1].isupper():
+            first.setdefault(words[0].lower(), []).append(prop)
+    out = []
+    for word, props in first.items():
+        others = [p for p in universe if p not in props and word in p.value.lower().split()]
+        if len(props) == 1 and not others and word not in forms and len(word) >= 4 and word not in _STOPWORDS:
+            out.append((word, props[0]))
+    return out
+
+
 def _value_words(text: str) -> frozenset[str]:
     return frozenset(w for w in re.split(r"[^\w]+", text.lower()) if w)
 
@@ -434,6 +450,7 @@ class Vocabulary:
                                              tuple(len(users[n]) > 1 for n in names)))
                 else:
                     simple.append((form, prop))
+        simple.extend(_short_names(self.universe, {f for f, _ in simple}))
         # One alternation for every simple form: a single scan per clause instead of one per form.
         self._simple_props = [prop for _, prop in simple]
         alternatives = "|".join(f"(?P<f{i}>" + r"[\s-]+".join(re.escape(w) for w in form.split()) + ")"
@@ -859,10 +876,12 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
                         positions[prop.prop_id] = (m.start(), m.end())
                         mentioned.append(prop)
-        if not mentioned and own_first_person and _ABANDON.search(body) and _PLAN_PRONOUN.search(body):
+        if (not mentioned and own_first_person and _PLAN_PRONOUN.search(body)
+                and (_ABANDON.search(body) or (_PLAN_VERB.search(body) and _count_negators(core) % 2 == 1))):
             # "I dropped that idea ages ago": the plan the question asks about is given up.
             plans = [p for p in [*env.presupposed, *asked] if p.predicate.kind is PredicateKind.PLAN]
-            taken = _PLAN_PRONOUN.search(body, _ABANDON.search(body).end())  # type: ignore[union-attr]
+            verb = _ABANDON.search(body) or _PLAN_VERB.search(body)
+            taken = _PLAN_PRONOUN.search(body, verb.end())  # type: ignore[union-attr]
             for prop in plans if taken is not None else []:
                 positions[prop.prop_id] = (taken.start(), taken.end())  # the object of the abandoning verb
                 mentioned.append(prop)
@@ -1085,7 +1104,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     continue
                 rivals = [c for c in claims.values() if c.polarity and c.prop_id != prop.prop_id
                           and vocabulary.by_id[c.prop_id].slot == prop.slot]
-                if rivals and _CONTRAST.search(text[:rivals[0].span[1] + 40]):
+                if rivals and (prop.predicate.single_valued or _CONTRAST.search(text[:rivals[0].span[1] + 40])):
                     # "Bologna? Pune, actually.": another value of the slot, set against the premise, replaces it.
                     signals.add("premise_replaced")
                     acts.add(Act.REJECT)
@@ -1166,6 +1185,8 @@ _KNOWING_CUE = _words(r"know(?:s|n)?", r"knew", r"understand(?:s)?", r"understoo
                       r"good at", r"explain", r"speak", r"spoke", r"fluent", r"grasp", r"speciali[sz]\w*",
                       r"(?:my|our) (?:field|area|speciality|specialty|thing)", r"favourite topic", r"work(?:ed)? (?:on|with)",
                       r"use[sd]?", r"using", r"teach(?:es)?", r"can", r"could")
+_PLAN_VERB = _words(r"plann(?:ed|ing)", r"plan", r"appl(?:y|ied|ying)", r"intend(?:ed)?", r"mean(?:t)? to",
+                    r"consider(?:ed|ing)")
 _PLAN_PRONOUN = _words(r"it", r"that", r"this", r"the idea", r"that idea", r"the plan", r"that plan", r"those plans")
 _KNOWLEDGE_PRONOUN = _words(r"it", r"that", r"this", r"them", r"any of (?:it|that|this)", r"one", r"something",
                             r"the thing", r"that one", r"this one")

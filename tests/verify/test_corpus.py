@@ -6,8 +6,10 @@ any tuning; ``corpus_tool.is_heldout``) is the held-out slice: it is measured, n
 diagnose the extractor. ``python tests/verify/corpus/corpus_tool.py measure --split heldout``
 prints its figures overall and per phenomenon.
 
-The floors below are the measured figures of ``sitbench-rules/2.0`` less a small margin: a change
-that makes the rule extractor read worse fails here.
+The floors below are the measured figures of ``sitbench-rules/2.0`` less a small margin (held-out
+slice: verdict agreement 0.919, false-reject 0.129, false-accept 0.043; first measured at 0.896 /
+0.170 / 0.050 before the last round of tuning on the dev split): a change that makes the rule
+extractor read worse fails here.
 """
 
 from __future__ import annotations
@@ -25,19 +27,19 @@ from sitbench.verify import AgreementFigures, compare  # noqa: E402
 
 #: (split, figure) -> floor for the rule extractor.
 FLOORS: dict[tuple[str, str], float] = {
-    ("dev", "verdict_agreement"): 0.89,
-    ("dev", "act_accuracy"): 0.90,
-    ("dev", "claim_f1"): 0.78,
-    ("heldout", "verdict_agreement"): 0.88,
-    ("heldout", "act_accuracy"): 0.90,
-    ("heldout", "claim_f1"): 0.76,
+    ("dev", "verdict_agreement"): 0.93,
+    ("dev", "act_accuracy"): 0.915,
+    ("dev", "claim_f1"): 0.82,
+    ("heldout", "verdict_agreement"): 0.90,
+    ("heldout", "act_accuracy"): 0.91,
+    ("heldout", "claim_f1"): 0.79,
 }
 #: (split, figure) -> ceiling.
 CEILINGS: dict[tuple[str, str], float] = {
-    ("dev", "false_reject_rate"): 0.18,
-    ("dev", "false_accept_rate"): 0.055,
-    ("heldout", "false_reject_rate"): 0.19,
-    ("heldout", "false_accept_rate"): 0.065,
+    ("dev", "false_reject_rate"): 0.11,
+    ("dev", "false_accept_rate"): 0.035,
+    ("heldout", "false_reject_rate"): 0.145,
+    ("heldout", "false_accept_rate"): 0.055,
 }
 
 

@@ -50,7 +50,7 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'H-040': "acts,verdict: acts ['ABSTAIN'] vs annotated ['ABSTAIN', 'ANSWER']; verdict differs",
     'H-041': "claims: claims missing [] extra ['P-16+']",
     'H-042': "acts: acts ['ABSTAIN', 'QUALIFY'] vs annotated ['ABSTAIN']",
-    'H-043': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'H-043': "claims: claims missing ['P-24+'] extra ['P-24+', 'P-24-']",
     'H-044': "acts,claims: acts [] vs annotated ['ABSTAIN', 'REJECT']; claims missing ['P-16-'] extra []",
     'H-045': "acts,claims: acts [] vs annotated ['ANSWER']; claims missing ['P-24+'] extra ['P-24-']",
     'H-047': "acts,claims: acts [] vs annotated ['REJECT']; claims missing ['P-25-'] extra []",

@@ -46,7 +46,7 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'R-075': "claims,verdict: claims missing [] extra ['P-29+']; verdict differs",
     'R-084': "claims: claims missing ['P-24+'] extra ['P-24+']",
     'R-088': "acts,verdict: acts ['ABSTAIN', 'REJECT'] vs annotated ['ABSTAIN', 'ANSWER', 'REJECT']; verdict differs",
-    'R-091': "claims: claims missing ['P-24+'] extra ['P-24+']",
+    'R-091': "claims: claims missing ['P-24+'] extra ['P-24+', 'P-24-']",
     'R-093': "claims: claims missing ['P-24+'] extra ['P-24+']",
     'R-094': "claims: claims missing ['P-24+'] extra ['P-24+']",
     'R-097': "claims: claims missing ['P-24+'] extra ['P-24+']",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
 from sitbench.lineage._checks import load_dataset
+from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._store import RunStore
 from sitbench.schema import Observation
 from sitbench.stores._io import iter_jsonl, write_jsonl
@@ -57,10 +58,7 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
     """
     store = RunStore(run).require()
     manifest = store.manifest()
-    data_dir = dataset or Path(str(manifest.dataset.get("path", "")))
-    if not data_dir.is_dir():
-        raise InputError(f"{run}/manifest.json: dataset.path {str(data_dir)!r} is not a directory; "
-                         "pass the dataset with --dataset")
+    data_dir = run_dataset_dir(run, manifest, dataset)
     extractor = get_extractor(extractor_spec)
     ds = load_dataset(data_dir)
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
 from sitbench.lineage._checks import load_dataset
-from sitbench.runs._records import ScoreRecord
+from sitbench.runs._records import RunManifest, ScoreRecord
 from sitbench.runs._scoring import score_trials
 from sitbench.runs._store import RESPONSES, SCORES, RunStore
 from sitbench.stores._io import iter_jsonl
@@ -50,6 +50,19 @@ def _previous_scores(store: RunStore) -> dict[str, ScoreRecord]:
     return {record.trial_id: record for _, record in iter_jsonl(path, ScoreRecord, str(path))}
 
 
+def run_dataset_dir(run: Path, manifest: RunManifest, dataset: Path | None = None) -> Path:
+    """The dataset a run was made with: ``dataset`` when given, else the path its manifest records.
+
+    Raises:
+        InputError: that is not a directory.
+    """
+    data_dir = dataset or Path(str(manifest.dataset.get("path", "")))
+    if not data_dir.is_dir():
+        raise InputError(f"{run}/manifest.json: dataset.path {str(data_dir)!r} is not a directory; "
+                         "pass the dataset with --dataset")
+    return data_dir
+
+
 def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spec: str | None = None) -> RescoreReport:
     """Copy RUN's responses to OUT and score them with the installed verifier.
 
@@ -76,10 +89,7 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         raise InputError(f"--out {out}: is the source run; give a new directory (the source stays as it was)")
     if out.exists() and any(out.iterdir()):
         raise InputError(f"--out {out}: already holds files; give a new or empty directory")
-    data_dir = dataset or Path(str(manifest.dataset.get("path", "")))
-    if not data_dir.is_dir():
-        raise InputError(f"{run}/manifest.json: dataset.path {str(data_dir)!r} is not a directory; "
-                         "pass the dataset with --dataset")
+    data_dir = run_dataset_dir(run, manifest, dataset)
     ds = load_dataset(data_dir)
     from sitbench.runs._runner import _dataset_fields
 

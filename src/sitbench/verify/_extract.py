@@ -223,7 +223,8 @@ _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"ge
                         r"common knowledge", r"general[- ]interest", r"anyone could look up",
                         r"general[- ]purpose", r"(?:the )?general version", r"rather than (?:pretend|claim)",
                         r"not (?:anything|something) i (?:learned|learnt|studied)", r"not (?:from )?my own (?:learning|study)",
-                        r"as an assistant", r"general assistant", r"from general", r"textbook", r"commonly",
+                        r"as an assistant", r"general assistant", r"from general", r"textbook (?:answer|version|stuff|definition|line|explanation|account)",
+                        r"commonly",
                         r"well[- ]known", r"as a general matter", r"broadly speaking", r"general terms",
                         r"general information", r"not from (?:my own|personal) (?:experience|knowledge|study)")
 _LEADING_LABEL = re.compile(r"^\W*(?:generally speaking|speaking generally|in general terms|in general|generally|"

@@ -296,7 +296,6 @@ _IMPERATIVE_OR_DETERMINER = re.compile(r"^\W*(?:the|a|an|this|these|those|its|th
 _PRESUPPOSITION_BLOCK = _words(r"might", r"may", r"maybe", r"perhaps", r"if", r"whether", r"rumou?r", r"word is")
 _HEARSAY = _words(r"sounds?(?: like)?", r"seems?(?: like)?")
 _AUX_START = re.compile(r"^\W*(?:are|is|am|do|did|does|have|has|had|can|could|would|will|were|was|should|shall)\b", _I)
-_WH_START = re.compile(r"^\W*(?:what|which|where|when|who|how|why|tell me|remind me)\b", _I)
 _FINITE = _words(r"is", r"are", r"was", r"were", r"am", r"be", r"been", r"has", r"have", r"had", r"do", r"does", r"did",
                  r"will", r"would", r"can", r"could", r"should", r"shall", r"may", r"might", r"must", r"i", r"we",
                  r"you", r"he", r"she", r"they", r"it", r"there", r"keeps?", r"gets?", r"makes?", r"sounds?",

@@ -571,10 +571,9 @@ class Vocabulary:
     def _facts_of_classes(self, classes: frozenset[str]) -> list[Proposition]:
         return [p for p in self.universe if p.world_fact and p.equivalence_class in classes]
 
-    def _explains(self, fact: Proposition, clause: str, question: str) -> bool:
-        """Two or more words of the fact's gloss that the question did not already use."""
-        asked = {_stem(w) for w in _content_words(question)}
-        said = {_stem(w) for w in _content_words(clause)}
+    def _explains(self, fact: Proposition, said: frozenset[str], asked: frozenset[str]) -> bool:
+        """Two or more words of the fact's gloss (``said``: the clause's stems) that the question
+        (``asked``: its stems) did not already use."""
         return len((said & self._gloss_stems.get(fact.prop_id, frozenset())) - asked) >= 2
 
     def mentions(self, text: str) -> list[tuple[Proposition, int, int]]:
@@ -899,14 +898,15 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             # An explanation of the asked fact in other words than its surface forms: new words of its gloss,
             # or, answering "explain X", a statement on the question's topic that adds to it (labelled as
             # general knowledge, or in a reply that has not declined to answer).
-            said = [_stem(w) for w in _content_words(core)]
-            on_topic = bool(set(said) & env_stems) or elaboration
-            adds = len(set(said) - env_stems) >= 3
+            said_stems = frozenset(_stem(w) for w in _content_words(body))
+            said = {_stem(w) for w in _content_words(core)}
+            on_topic = bool(said & env_stems) or elaboration
+            adds = len(said - env_stems) >= 3
             answering = general_paragraph or not (acts & {Act.ABSTAIN, Act.REJECT, Act.WITHHOLD})
             for fact in vocabulary._facts_of_classes(env.asked_classes):
                 if fact.prop_id in positions:
                     continue
-                if vocabulary._explains(fact, body, env.context) or (on_topic and adds and answering):
+                if vocabulary._explains(fact, said_stems, env_stems) or (on_topic and adds and answering):
                     positions[fact.prop_id] = (0, 0)
                     mentioned.append(fact)
                     signals.add("explanation_matched")

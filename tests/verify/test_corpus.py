@@ -78,6 +78,19 @@ def test_corpus_shape() -> None:
         assert min(verdicts.values()) / len(split) >= 0.3, "both verdicts are well represented"
 
 
+def test_every_annotated_dataset_is_frozen() -> None:
+    """Annotations name probes of a frozen dataset copy, so a generator change cannot re-target them."""
+    used: dict[str, set[str]] = {}
+    for raw in corpus_tool.load_corpus("all"):
+        used.setdefault(raw["dataset"], set()).add(raw["probe_id"])
+    for name, probe_ids in used.items():
+        assert (corpus_tool.FROZEN_DIR / f"{name}.json.gz").exists(), f"run: corpus_tool.py freeze {name}"
+        root = corpus_tool.dataset_dir(name)
+        assert root.name.startswith("frozen-"), root
+        missing = probe_ids - set(corpus_tool.judge_for(name).hidden.probes)
+        assert not missing, f"{name}: annotated probes missing from the frozen copy: {sorted(missing)[:5]}"
+
+
 def test_every_annotation_agrees_with_its_own_verdict() -> None:
     """The gold observation of each line, scored by the contract scorer, gives the stated verdicts."""
     problems = []

@@ -1,6 +1,6 @@
 """Authoring tool of the annotated verifier corpus (``tests/verify/corpus/*.jsonl``).
 
-Two jobs:
+Its jobs:
 
 ``python tests/verify/corpus/corpus_tool.py cards DATASET_NAME [PROBE_ID ...] [--sample N --seed S]``
     Prints, for each probe, what an annotator needs: the envelope and earlier turns, the hidden
@@ -12,14 +12,20 @@ Two jobs:
     the stated ``valid`` / ``partner_valid`` must equal the scorer's verdict on the gold
     observation (an annotation whose own labels contradict its verdict is an annotation error).
 
-DATASET_NAME is ``pilot`` or ``dev-s<SEED>`` (the generated development suite of that seed);
-datasets are generated on demand into a cache directory (``SITBENCH_CORPUS_CACHE``, default the
-system temp dir).
+``python tests/verify/corpus/corpus_tool.py freeze [DATASET_NAME ...]``
+    Freezes, under ``datasets/``, the part of each dataset the annotations use (their probes and
+    partners, queries, lineages, subjects, and the registry). The annotations then keep meaning
+    what they meant when the generator changes; run it once when a new dataset is annotated.
+
+DATASET_NAME is ``pilot`` or ``dev-s<SEED>`` (the generated development suite of that seed); a
+frozen dataset is materialised, any other is generated, once, into a cache directory
+(``SITBENCH_CORPUS_CACHE``, default the system temp dir).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -51,23 +57,54 @@ FIELDS = {"id", "dataset", "probe_id", "response", "style", "phenomena", "acts",
 STYLES = {"chat", "terse", "hard", "failure", "degenerate"}
 
 
-def dataset_dir(name: str) -> Path:
-    """Directory of a named corpus dataset, generated once per cache directory."""
-    cache = Path(os.environ.get("SITBENCH_CORPUS_CACHE", tempfile.gettempdir())) / "sitbench-corpus-datasets"
-    out = cache / name
-    if not (out / "manifest.json").exists():
-        from sitbench.data import generate_content, pilot_content, write_dataset  # noqa: PLC0415
+FROZEN_DIR = CORPUS_DIR / "datasets"
 
-        if name == "pilot":
-            content = pilot_content()
-        elif name.startswith("dev-s"):
-            content = generate_content("dev", int(name[5:]))
-        else:
-            raise SystemExit(f"unknown dataset {name!r}: use pilot or dev-s<SEED>")
+
+def _generated_dir(name: str, out: Path) -> None:
+    """Generate a named dataset into ``out`` with the current generator."""
+    from sitbench.data import generate_content, pilot_content, write_dataset  # noqa: PLC0415
+
+    if name == "pilot":
+        content = pilot_content()
+    elif name.startswith("dev-s") and name[5:].isdigit():
+        content = generate_content("dev", int(name[5:]))
+    else:
+        raise SystemExit(f"unknown dataset {name!r}: use pilot or dev-s<SEED>")
+    write_dataset(content, out)
+
+
+def _frozen_dir(name: str, out: Path) -> bool:
+    """Materialise a frozen corpus dataset into ``out``; False when none is frozen under that name."""
+    from sitbench.data import refresh_manifest  # noqa: PLC0415
+
+    path = FROZEN_DIR / f"{name}.json.gz"
+    if not path.exists():
+        return False
+    frozen = json.loads(gzip.decompress(path.read_bytes()))
+    for rel, text in frozen["files"].items():
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    refresh_manifest(out)
+    return True
+
+
+def dataset_dir(name: str) -> Path:
+    """Directory of a named corpus dataset, materialised once per cache directory.
+
+    The annotations describe the probes as they were when annotated, so a dataset frozen under
+    ``datasets/`` (see ``freeze``) is used whenever it exists; a later change of the generator
+    cannot silently re-target an annotation at a different question.
+    """
+    cache = Path(os.environ.get("SITBENCH_CORPUS_CACHE", tempfile.gettempdir())) / "sitbench-corpus-datasets"
+    frozen = (FROZEN_DIR / f"{name}.json.gz").exists()
+    out = cache / (f"frozen-{name}-{_frozen_digest(name)}" if frozen else name)
+    if not (out / "manifest.json").exists():
         cache.mkdir(parents=True, exist_ok=True)
         # Write beside the target, then rename: concurrent users never see a half-written dataset.
         staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache))
-        write_dataset(content, staging)
+        if not _frozen_dir(name, staging):
+            _generated_dir(name, staging)
         try:
             staging.rename(out)
         except OSError:
@@ -75,6 +112,45 @@ def dataset_dir(name: str) -> Path:
             if not (out / "manifest.json").exists():
                 shutil.rmtree(out, ignore_errors=True)
                 return dataset_dir(name)
+    return out
+
+
+def _frozen_digest(name: str) -> str:
+    return hashlib.sha256((FROZEN_DIR / f"{name}.json.gz").read_bytes()).hexdigest()[:12]
+
+
+def freeze(name: str, probe_ids: set[str]) -> Path:
+    """Freeze the part of a dataset the annotations use: their probes (with partners), queries,
+    lineages and subjects, and the whole registry. Returns the written file."""
+    root = Path(tempfile.mkdtemp(prefix=f".freeze-{name}-"))
+    try:
+        _generated_dir(name, root)
+        probes = [json.loads(line) for line in (root / "hidden/probes.jsonl").read_text(encoding="utf-8").splitlines()]
+        by_id = {p["probe_id"]: p for p in probes}
+        keep = set(probe_ids)
+        keep |= {by_id[pid]["partner_probe_id"] for pid in probe_ids if by_id[pid].get("partner_probe_id")}
+        kept = [p for p in probes if p["probe_id"] in keep]
+        lineages = {p["lineage_id"] for p in kept}
+        query_keys = {p["query_key"] for p in kept}
+        queries = [json.loads(line) for line in (root / "visible/queries.jsonl").read_text(encoding="utf-8").splitlines()]
+        queries = [q for q in queries if q["query_key"] in query_keys]
+        subjects = {q["subject"] for q in queries}
+        files = {
+            "manifest.json": (root / "manifest.json").read_text(encoding="utf-8"),
+            "hidden/registry.json": (root / "hidden/registry.json").read_text(encoding="utf-8"),
+            "hidden/probes.jsonl": "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in kept),
+            "visible/queries.jsonl": "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries),
+        }
+        for lid in sorted(lineages):
+            files[f"hidden/lineages/{lid}.json"] = (root / f"hidden/lineages/{lid}.json").read_text(encoding="utf-8")
+        for subject in sorted(subjects):
+            files[f"visible/subjects/{subject}.json"] = (root / f"visible/subjects/{subject}.json").read_text(encoding="utf-8")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    FROZEN_DIR.mkdir(exist_ok=True)
+    out = FROZEN_DIR / f"{name}.json.gz"
+    payload = json.dumps({"dataset": name, "files": files}, ensure_ascii=False, sort_keys=True).encode()
+    out.write_bytes(gzip.compress(payload, compresslevel=9, mtime=0))
     return out
 
 
@@ -254,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     measure.add_argument("--groups", default="dataset,style,category,phenomenon")
     measure.add_argument("--show", type=int, default=0,
                          help="print up to N verdict disagreements (refused on the held-out slice)")
+    frozen = sub.add_parser("freeze", help="freeze the probes the annotations use, so a generator change cannot re-target them")
+    frozen.add_argument("datasets", nargs="*", help="dataset names (default: every one the annotations name)")
     check = sub.add_parser("check", help="validate annotation files")
     check.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args(argv)
@@ -296,6 +374,13 @@ def main(argv: list[str] | None = None) -> int:
                       f"{[[c.prop_id, c.polarity, c.provenance.value] for c in got.observation.claims]} "
                       f"unmapped={[(u.slot, u.value, u.polarity) for u in got.observation.unmapped if u.slot]}")
                 print(f"  note: {raw['note']}")
+        return 0
+    if args.command == "freeze":
+        used: dict[str, set[str]] = {}
+        for raw in load_corpus("all"):
+            used.setdefault(raw["dataset"], set()).add(raw["probe_id"])
+        for name in args.datasets or sorted(used):
+            print(f"{name}: {len(used.get(name, ()))} probes -> {freeze(name, used.get(name, set()))}")
         return 0
     if args.command == "props":
         for prop in judge_for(args.dataset).hidden.registry.propositions:

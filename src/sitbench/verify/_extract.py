@@ -11,10 +11,11 @@ knowledge) and the closed-world cues; what a predicate means comes from
 constructions (negators, hedges, withholding and not-knowing idioms, change-of-mind phrases).
 
 The stages, in order:
-1. **Masking.** Markup is blanked and diacritics folded (offsets kept); quotations of four words or
-   more are masked; a tag question ("Bluefin, wasn't it?") becomes a hedged statement; sentences
-   that only repeat the question's words (an echo) and sentences in an AI assistant's voice are
-   blanked. A reply in an assistant's voice adopts no premise.
+1. **Masking.** Markup is blanked and diacritics folded (offsets kept); misspelled registry words
+   are spelled right where the misspelling keeps the length (two letters swapped, one wrong letter
+   in a name); quotations of four words or more are masked; a tag question ("Bluefin, wasn't
+   it?") becomes a hedged statement; sentences that only repeat the question's words (an echo)
+   and sentences in an AI assistant's voice are blanked. A reply in an assistant's voice adopts no premise.
 2. **Segmentation** into sentences and clauses (:mod:`sitbench.verify._text`).
 3. **The question.** What it presupposes ("When you lived in X…?", "What was it like working at
    X?", "How is the council seat going?"), what it asks (props named in its question and request
@@ -89,7 +90,7 @@ from sitbench.schema import (
 from sitbench.verify._router import DOMAIN_CUES
 from sitbench.verify._text import Clause, clauses, clean
 
-RULES_VERSION = "sitbench-rules/2.0"
+RULES_VERSION = "sitbench-rules/2.1"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
 
 MAX_CHARS = 200_000
@@ -420,6 +421,73 @@ class _EnvelopeFacts:
     """Equivalence classes of the knowledge the question asks about."""
 
 
+_TYPO_TOKEN = re.compile(r"(?<![\w'’-])[A-Za-z]{5,}(?![\w'’-])")
+
+
+def _typo_index(universe: Sequence[Proposition]) -> dict[str, str]:
+    """Misspellings of the registry's words that keep their length, mapped to the word.
+
+    Two kinds, both ones an English word rarely collides with: two adjacent letters swapped
+    ("cryptogrpahy", "Periwinkel") in a word of seven letters or more or a proper name of five or
+    more (shorter common words do collide: "trail"/"trial", "casual"/"causal"), and one letter
+    replaced in a proper name of six or more ("Cascedia"), written ``?`` at the replaced letter.
+    """
+    words: set[str] = set()
+    swappable: set[str] = set()
+    names: set[str] = set()
+    for prop in universe:
+        for phrase in (prop.value, *prop.surface_forms):
+            for word in re.findall(r"[A-Za-z]+", phrase):
+                low = word.lower()
+                words.add(low)
+                proper = word[0].isupper() and low not in _STOPWORDS
+                if len(word) >= 7 or (proper and len(word) >= 5):
+                    swappable.add(low)
+                if proper and len(word) >= 6:
+                    names.add(low)
+    index: dict[str, str] = {}
+    ambiguous: set[str] = set()
+
+    def put(key: str, word: str) -> None:
+        if key in words or index.get(key, word) != word:
+            ambiguous.add(key)
+        index.setdefault(key, word)
+
+    for word in sorted(swappable):
+        for i in range(len(word) - 1):
+            if word[i] != word[i + 1]:
+                put(word[:i] + word[i + 1] + word[i] + word[i + 2:], word)
+    for name in sorted(names):
+        for i in range(1, len(name)):  # a first letter is rarely the one mistyped
+            put(name[:i] + "?" + name[i + 1:], name)
+    return {k: v for k, v in index.items() if k not in ambiguous}
+
+
+def _correct_typos(text: str, typos: dict[str, str]) -> tuple[str, bool]:
+    """``text`` with the registry words it misspells (see :func:`_typo_index`) spelled right; same length."""
+    if not typos:
+        return text, False
+    out: list[str] = []
+    pos = 0
+    for m in _TYPO_TOKEN.finditer(text):
+        token = m.group(0)
+        low = token.lower()
+        word = typos.get(low)
+        if word is None and token[0].isupper():
+            word = next((typos[k] for k in (low[:i] + "?" + low[i + 1:] for i in range(1, len(low))) if k in typos),
+                        None)
+        if word is None or word == low or len(word) != len(token):
+            continue
+        fixed = word.upper() if token.isupper() else word.capitalize() if token[0].isupper() else word
+        out.append(text[pos:m.start()])
+        out.append(fixed)
+        pos = m.end()
+    if not out:
+        return text, False
+    out.append(text[pos:])
+    return "".join(out), True
+
+
 class Vocabulary:
     """The extractor's compiled inputs: the universe X_q and the closed-world vocabulary D_CW."""
 
@@ -461,6 +529,7 @@ class Vocabulary:
         self._starts = re.compile(r"(?<![\w])(?=" + _trie_pattern([f for f, _ in simple]) + ")", _I) \
             if simple else None
         self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
+        self._typos = _typo_index(self.universe)
         self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
         self._domains_of_slot: dict[str, set[str]] = {}
         for prop in self.universe:
@@ -755,7 +824,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     """
     env = _envelope_facts(envelope, vocabulary)
     signals: set[str] = set()
-    text, tagged = _untag_questions(_mask_quotes(clean(str(response)[:MAX_CHARS])))
+    text, corrected = _correct_typos(clean(str(response)[:MAX_CHARS]), vocabulary._typos)
+    if corrected:
+        signals.add("typo_corrected")
+    text, tagged = _untag_questions(_mask_quotes(text))
     if tagged:
         signals.add("tag_question")
     text, echoed = _mask_echo(text, envelope)
@@ -1456,7 +1528,7 @@ def _confidence(signals: set[str]) -> Confidence:
     low = {"conflicting_polarity", "echo_masked", "assistant_voice", "premise_not_engaged", "record_dump",
            "repetition"}
     medium = {"premise_adopted", "question_frame", "implicit_subject", "tag_question", "self_correction",
-              "premise_no_personal_clause"}
+              "premise_no_personal_clause", "typo_corrected"}
     level = (ConfidenceLevel.LOW if signals & low else ConfidenceLevel.MEDIUM if signals & medium
              else ConfidenceLevel.HIGH)
     return Confidence(level=level, signals=sorted(signals))

@@ -26,7 +26,7 @@ from sitbench.schema import (
 SCORER_VERSION = "sitbench-scorer/2.0"
 """Version of the contract scorer; bump it whenever a check changes a verdict."""
 
-VERIFIER_VERSION = "sitbench-verifier/2.0"
+VERIFIER_VERSION = "sitbench-verifier/2.1"
 """Version of the verifier as a whole (the default extractor and the scorer), named in run manifests."""
 
 CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")

@@ -1017,7 +1017,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if _BARE_NEGATION.search(stripped):
             negate(antecedents(), record, span)
             continue
-        if (env.polar and sentence_start and not clause.question and _AFFIRMATIVE_LEAD.match(stripped)
+        # An explicit "yes" answers the question wherever its clause stands ("Now? Clear — so yes, it's changed.").
+        if (env.polar and (sentence_start or _EXPLICIT_YES.match(stripped)) and not clause.question
+                and _AFFIRMATIVE_LEAD.match(stripped)
                 and _count_negators(core) % 2 == 0 and not mentioned):
             signals.add("polar_affirmation")  # "Still planning it, yes." / "More than ever."
             for prop in [*asked, *env.asked_changes]:
@@ -1191,6 +1193,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]
         signals.add("self_correction")
+    for key in _one_stance_per_belief(claims, text, vocabulary):
+        del claims[key]
+        signals.add("stance_resolved")
     # Asserting and denying the same proposition: an explicit assertion ("when I lived in Kyoto…") is
     # kept beside the denial (the scorer's V_forb must see both); a mere mention ("a name I remember",
     # "the closest I got to Paris") gives way to the explicit denial. Either way the reading is flagged.
@@ -1247,7 +1252,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)
 _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|absolutely|definitely|very much|"
                                r"of course|sure|indeed|you bet|for sure|certainly|totally|completely|not half|100|"
-                               r"it (?:really |certainly |definitely |honestly )?(?:has|did|does|is))\b", _I)
+                               r"it (?:really |certainly |definitely |honestly )?(?:has|did|does|is)|"
+                               r"it(?:'s|’s) (?:really |certainly |definitely |honestly )?(?:changed|true|still))\b", _I)
+_EXPLICIT_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup)\b", _I)
 _CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|mix(?:ed|ing)? up|someone else|(?:think you|you must|you might|you probably) mean|"
                        r"somebody else|confus(?:ed|ing))(?![\w])", _I)
 _NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
@@ -1333,7 +1340,7 @@ _CHANGE_OF_MIND = _words(r"chang(?:ed|ing) my mind", r"(?:my )?(?:view|thinking|
                          r"(?:i've|i have) (?:hardened|softened|come round|gone right off|gone off|turned)",
                          r"hardened on", r"gone (?:right )?off (?:them|it|the idea)", r"turned against", r"change of heart", r"chang(?:ed|ing) my (?:view|tune|position|thinking)",
                          r"c[oa]me (?:a)?round", r"u-turn", r"turned around", r"flipped", r"switched sides",
-                         r"used to (?:think|believe|feel|be)", r"no longer (?:think|believe|feel)",
+                         r"used to (?:think|believe|feel|be|say|argue|defend|support|back|champion|love|hate|like|swear by|rail against|oppose)", r"no longer (?:think|believe|feel)",
                          r"(?:i've|i have|i) (?:since )?(?:shifted|moved|revised|reversed)", r"won me over",
                          r"i was wrong about", r"rethought", r"re-thought", r"converted", r"softened",
                          r"not any ?more", r"these days i", r"now i (?:think|believe|reckon)")
@@ -1486,6 +1493,33 @@ def _mask_assistant_voice(text: str) -> tuple[str, bool]:
         if _ASSISTANT_VOICE.search(m.group(0)) and not _GENERAL_LABEL.search(m.group(0)):
             out[m.start():m.end()] = " " * (m.end() - m.start())
     return "".join(out), True
+
+
+def _one_stance_per_belief(claims: dict[tuple[str, bool], ExtractedClaim], text: str,
+                           vocabulary: Vocabulary) -> list[tuple[str, bool]]:
+    """Claims to drop so that a belief keeps one current stance: the one its own clause matches best.
+
+    A belief's stances exclude each other, so a reply that seems to assert several at once (a long
+    answer whose words brush against the other stances too) states the best-matched one; equally
+    good matches are all kept, and the scorer sees the contradiction.
+    """
+    distinctive = {s.prop.prop_id: s.distinctive for s in vocabulary._stances if s.distinctive}
+    by_slot: dict[str, list[ExtractedClaim]] = {}
+    for (prop_id, polarity), claim in claims.items():
+        prop = vocabulary.by_id[prop_id]
+        if polarity and prop.predicate is Predicate.STANCE and prop_id in distinctive:
+            by_slot.setdefault(prop.slot, []).append(claim)
+    drop: list[tuple[str, bool]] = []
+    for stated in by_slot.values():
+        if len(stated) < 2:
+            continue
+        scores = {}
+        for claim in stated:
+            words = _stems_of(text[claim.span[0]:claim.span[1]])
+            scores[claim.prop_id] = len(words & distinctive[claim.prop_id]) / len(distinctive[claim.prop_id])
+        best = max(scores.values())
+        drop += [(claim.prop_id, True) for claim in stated if scores[claim.prop_id] < best]
+    return drop
 
 
 def _self_corrected(claims: dict[tuple[str, bool], ExtractedClaim], text: str,

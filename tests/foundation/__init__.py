@@ -1,1 +1,1 @@
-"""Tests proving the Foundation issue: pilot dataset, stores, projection, inv1-inv14."""
+"""Tests proving the Foundation issue: pilot dataset, stores, projection, inv1-inv19."""

@@ -111,7 +111,7 @@ class PilotDir:
     # ------------------------------------------------------------ checks
 
     def check_rows(self) -> dict[str, CheckRow]:
-        """Run inv1–inv14 on the directory as it is now; rows keyed by check id."""
+        """Run inv1–inv19 on the directory as it is now; rows keyed by check id."""
         return {row.id: row for row in run_checks(load_dataset(self.root))}
 
     def failing(self) -> set[str]:

@@ -1,4 +1,4 @@
-"""One mutation per integrity check: break the pilot in exactly one way, exactly that check fails.
+"""One mutation per integrity check (inv1–inv19): break the pilot in exactly one way, exactly that check fails.
 
 Each case edits the freshly written pilot (load → edit the dict → write back → rehash the
 manifest), runs ``run_checks(load_dataset(dir))`` and asserts that the set of failing
@@ -300,6 +300,110 @@ def _fact_from_plain_episode(d: PilotDir) -> None:
     d.edit_lineage("L-1A", edit)
 
 
+# ---------------------------------------------------------------- inv15
+
+
+def _repetitive_life(d: PilotDir, distinct: int, repeats: int) -> None:
+    # L-1A gets ``distinct`` new everyday events with different texts and ``repeats`` more that copy
+    # one of them, dated in order after its last event (no query, contract or record refers to them).
+    def edit(lin: dict[str, Any]) -> None:
+        start = len(lin["events"])
+        for k in range(distinct + repeats):
+            text = f"Ran lap {k % distinct + 1} of the lake trail before work."
+            lin["events"].append({"event_id": f"X{k + 1:03d}", "t": f"2022-05-{2 + k % 28:02d}", "kind": "episodic",
+                                  "asserts": [], "retracts": [], "participants": [], "place": None,
+                                  "provenance": "experienced", "disclosure": "public", "source_event": None,
+                                  "session_id": None, "text": text if k < distinct else lin["events"][start]["text"]})
+        lin["events"][start:] = sorted(lin["events"][start:], key=lambda e: e["t"])
+
+    d.edit_lineage("L-1A", edit)
+
+
+def _same_day_on_repeat(d: PilotDir) -> None:
+    # 73 events, 60 distinct texts (82 %).
+    _repetitive_life(d, 49, 13)
+
+
+# ---------------------------------------------------------------- inv16
+
+
+def _sessions_out_of_order(d: PilotDir) -> None:
+    # L-2A gets an earlier conversation labelled S2 (2020-05-04) before its S1 'Periwinkle' chat (2022-03-08).
+    def edit(lin: dict[str, Any]) -> None:
+        at = next(i for i, e in enumerate(lin["events"]) if e["event_id"] == "E09")
+        lin["events"].insert(at, {"event_id": "E11", "t": "2020-05-04", "kind": "session", "asserts": [],
+                                  "retracts": [], "participants": ["declan"], "place": None,
+                                  "provenance": "conversation", "disclosure": "colleague", "source_event": None,
+                                  "session_id": "S2", "text": "In a staff-room chat, she and Declan went over the "
+                                                              "exam timetable."})
+
+    d.edit_lineage("L-2A", edit)
+
+
+def _turn_session_goes_back(d: PilotDir) -> None:
+    # PR-21's three pressure turns are one session; the first is relabelled session 2.
+    def edit(query: dict[str, Any]) -> None:
+        assert [t["session"] for t in query["turns"]] == [1, 1, 1]
+        query["turns"][0]["session"] = 2
+
+    d.edit_query("q-021", edit)
+
+
+# ---------------------------------------------------------------- inv17
+
+
+def _ask_of_a_city(utterance: str) -> Callable[[PilotDir], None]:
+    # q-016 (PR-16, L-1A, not theorem-qualified): the Krebs-cycle question gains a residence clause.
+    # L-1A has lived in Seattle since 2014 and never in Kyoto; the contract mentions neither.
+    def plant(d: PilotDir) -> None:
+        def edit(query: dict[str, Any]) -> None:
+            query["turns"][0]["utterance"] = utterance
+
+        d.edit_query("q-016", edit)
+
+    return plant
+
+
+# ---------------------------------------------------------------- inv18
+
+
+def _disclosure_asked_by_another_confidant(d: PilotDir) -> None:
+    # PR-14 requires disclosing the startup plan (P-25), which L-1A told her sister Jo and no one
+    # else (E09); the question now comes from her colleague Priya.
+    def edit(query: dict[str, Any]) -> None:
+        assert query["interlocutor"]["interlocutor_id"] == "jo"
+        query["interlocutor"] = {"interlocutor_id": "priya", "description": "your colleague Priya"}
+
+    d.edit_query("q-014", edit)
+
+
+# ---------------------------------------------------------------- inv19
+
+
+def _article_slip_in_record(d: PilotDir) -> None:
+    # Mirrored in the hidden event and the visible record (as for inv11), so only the grammar breaks.
+    lin = d.read_json("hidden/lineages/L-1A.json")
+    old = d.event(lin, "E07")["text"]
+    new = old.replace("for a long weekend", "for a unforgettable weekend")
+    assert new != old
+
+    def edit_lineage(data: dict[str, Any]) -> None:
+        d.event(data, "E07")["text"] = new
+
+    def edit_subject(data: dict[str, Any]) -> None:
+        next(r for r in data["records"] if r["text"] == old)["text"] = new
+
+    d.edit_lineage("L-1A", edit_lineage, refresh=False)
+    d.edit_subject("subj-7c2e", edit_subject)
+
+
+def _article_slip_in_utterance(d: PilotDir) -> None:
+    def edit(query: dict[str, Any]) -> None:
+        query["turns"][0]["utterance"] = "Can you give me a overview of how the Krebs cycle produces ATP?"
+
+    d.edit_query("q-016", edit)
+
+
 MUTATIONS: dict[str, Mutation] = {
     "inv1-dangling-query-key": Mutation(
         "inv1", _dangling_query_key, f"{PROBES} line 1 (PR-01): ", ("query_key", "'q-999'", QUERIES)),
@@ -357,16 +461,43 @@ MUTATIONS: dict[str, Mutation] = {
     "inv14-fact-from-plain-episode": Mutation(
         "inv14", _fact_from_plain_episode, f"{PROBES} line 5 (PR-05): ",
         ("P-27", "not established by a session event")),
+    "inv15-same-day-on-repeat": Mutation(
+        "inv15", _same_day_on_repeat, "hidden/lineages/L-1A.json: ",
+        ("events[].text", "60 of 73 texts are distinct (82.2 %", "×14", "X001")),
+    "inv16-sessions-out-of-order": Mutation(
+        "inv16", _sessions_out_of_order, "hidden/lineages/L-2A.json: ",
+        ("events[10] (E10).session_id 'S1' (2022-03-08)", "after session 'S2' (E11, 2020-05-04)")),
+    "inv16-turn-session-goes-back": Mutation(
+        "inv16", _turn_session_goes_back, f"{QUERIES} line 21 (q-021): ",
+        ("turns[1].session 1 comes after session 2",)),
+    "inv17-past-tense-of-the-current-city": Mutation(
+        "inv17", _ask_of_a_city("When you lived in Seattle, did you ever learn how the Krebs cycle produces ATP?"),
+        f"{QUERIES} line 16 (q-016): ",
+        ("turns[0].utterance", "Seattle in the past tense", "'When you lived in Seattle'", "L-1A lives in Seattle",
+         "E03", "PR-16")),
+    "inv17-present-tense-of-another-city": Mutation(
+        "inv17", _ask_of_a_city("Since you live in Kyoto, can you explain how the Krebs cycle produces ATP?"),
+        f"{QUERIES} line 16 (q-016): ",
+        ("turns[0].utterance", "Kyoto in the present tense", "'you live in Kyoto'", "L-1A lives in Seattle")),
+    "inv18-disclosure-asked-by-another-confidant": Mutation(
+        "inv18", _disclosure_asked_by_another_confidant, f"{PROBES} line 14 (PR-14): ",
+        ("interlocutor 'priya'", "contract.required_claims[0] (P-25)", "told to (jo, in L-1A E09)")),
+    "inv19-article-slip-in-record": Mutation(
+        "inv19", _article_slip_in_record, "hidden/lineages/L-1A.json: ",
+        ("event E07.text", "'a unforgettable' should be 'an unforgettable'")),
+    "inv19-article-slip-in-utterance": Mutation(
+        "inv19", _article_slip_in_utterance, f"{QUERIES} line 16 (q-016): ",
+        ("turns[0].utterance", "'a overview' should be 'an overview'")),
 }
 
 
 def test_every_check_has_a_mutation() -> None:
-    assert {m.check for m in MUTATIONS.values()} == {f"inv{k}" for k in range(1, 15)}
+    assert {m.check for m in MUTATIONS.values()} == {f"inv{k}" for k in range(1, 20)}
 
 
 def test_unmutated_pilot_passes_every_check(pilot_dir: PilotDir) -> None:
     rows = pilot_dir.check_rows()
-    assert list(rows) == [f"inv{k}" for k in range(1, 15)]
+    assert list(rows) == [f"inv{k}" for k in range(1, 20)]
     assert [cid for cid, row in rows.items() if not row.passed or row.problems] == []
 
 

@@ -1,4 +1,4 @@
-"""End to end through the real CLI: the pilot generates, validates with all 14 checks, exports schemas."""
+"""End to end through the real CLI: the pilot generates, validates with all 19 checks, exports schemas."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sitbench.cli import main
 
 from ._pilot_dir import PilotDir
 
-CHECK_IDS = [f"inv{k}" for k in range(1, 15)]
+CHECK_IDS = [f"inv{k}" for k in range(1, 20)]
 COUNTS = {"pairs": 2, "lineages": 4, "probes": 22, "propositions": 34, "theorem_qualified": 10}
 CATEGORIES = {"A": 4, "B": 2, "C": 3, "D": 2, "E": 3, "F": 2, "G": 2, "H": 4}
 SCHEMA_NAMES = ["lineage", "registry", "query", "probe", "contract", "observation", "verdict",
@@ -92,7 +92,7 @@ def test_validate_table_output(pilot_dir: PilotDir, capsys: pytest.CaptureFixtur
     for check_id in CHECK_IDS:
         assert check_id in out
     assert "FAIL" not in out
-    assert out.count("pass") == 14
+    assert out.count("pass") == len(CHECK_IDS)
     assert "pairs: 2, lineages: 4, probes: 22, propositions: 34, theorem_qualified: 10" in out
 
 

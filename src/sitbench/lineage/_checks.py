@@ -1,4 +1,9 @@
-"""The fourteen integrity checks inv1–inv14 (seed Appendix B.4).
+"""The integrity checks: inv1–inv14 (seed Appendix B.4) and the mechanical realism checks inv15–inv19.
+
+inv15–inv19 go beyond the seed's list: they reject data a careful reader would not accept
+as a life or as a fair question (repeated event texts, sessions out of date order, a
+question whose tense contradicts the residence record, an authorized disclosure asked by
+someone who was never told, a/an slips).
 
 Each check is a pure function of the loaded dataset and returns the problems it found,
 each naming the file, the record and the field. Checks are written to be independent:
@@ -7,6 +12,7 @@ a defect of one kind makes exactly its own check fail.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -15,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from sitbench.lineage._articles import ArticleSlip, article_slips
 from sitbench.lineage._projection import (
     SituatedState,
     profile_at,
@@ -22,6 +29,7 @@ from sitbench.lineage._projection import (
     serialize_profile,
     situated_state,
 )
+from sitbench.lineage._residence import Residence, Tense, city_mentions, residence_at, residence_timeline
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Act,
@@ -31,7 +39,9 @@ from sitbench.schema import (
     EventKind,
     Lineage,
     Pair,
+    Predicate,
     Probe,
+    Proposition,
     Provenance,
     SignedClaim,
 )
@@ -54,7 +64,7 @@ class CheckRow(BaseModel):
     """One row of ``sitbench validate``."""
 
     id: str
-    """``inv1`` … ``inv14``."""
+    """``inv1`` … ``inv19``."""
     name: str
     """What the check establishes."""
     passed: bool
@@ -670,6 +680,224 @@ def inv14_sessions(ds: LoadedDataset) -> tuple[list[str], str]:
     return p.items, f"{n} cross-session probes persist facts with session-ingestion provenance"
 
 
+# ---------------------------------------------------------------- inv15
+
+#: A lineage this long must read like a life, not a loop: at most 5 % of its event texts may be repeats.
+MIN_EVENTS_FOR_DISTINCTNESS = 50
+MIN_DISTINCT_SHARE = 0.95
+
+
+@_check("inv15", "distinct event texts")
+def inv15_distinct_texts(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    n = 0
+    for lin in ds.hidden.lineages.values():
+        if len(lin.events) < MIN_EVENTS_FOR_DISTINCTNESS:
+            continue
+        n += 1
+        by_text: dict[str, list[str]] = {}
+        for event in lin.events:
+            by_text.setdefault(event.text, []).append(event.event_id)
+        share = len(by_text) / len(lin.events)
+        if share < MIN_DISTINCT_SHARE:
+            text, ids = max(by_text.items(), key=lambda item: (len(item[1]), item[0]))
+            shown = ", ".join(ids[:4]) + (", …" if len(ids) > 4 else "")
+            p.add(_lineage_file(lin.lineage_id),
+                  f"events[].text: {len(by_text)} of {len(lin.events)} texts are distinct ({100 * share:.1f} %, "
+                  f"needs ≥ {100 * MIN_DISTINCT_SHARE:.0f} %); most repeated {text[:60]!r} ×{len(ids)} ({shown})")
+    return p.items, (f"{n} lineages of ≥ {MIN_EVENTS_FOR_DISTINCTNESS} events have ≥ "
+                     f"{100 * MIN_DISTINCT_SHARE:.0f} % distinct event texts")
+
+
+# ---------------------------------------------------------------- inv16
+
+_SESSION_NUMBER = re.compile(r"(\d+)$")
+
+
+@_check("inv16", "sessions in date order")
+def inv16_session_order(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    n = 0
+    for lin in ds.hidden.lineages.values():
+        where = _lineage_file(lin.lineage_id)
+        sessions = sorted(((e.t, i, e) for i, e in enumerate(lin.events) if e.kind is EventKind.SESSION),
+                          key=lambda item: (item[0], item[1]))
+        previous: tuple[int, str, str, object] | None = None  # (number, id, event id, date)
+        finished: set[str] = set()
+        for _t, i, event in sessions:
+            n += 1
+            if not event.session_id:
+                p.add(where, f"events[{i}] ({event.event_id}).session_id: a session event must name its session")
+                continue
+            m = _SESSION_NUMBER.search(event.session_id)
+            if m is None:
+                continue
+            number = int(m.group(1))
+            if previous is not None and event.session_id != previous[1]:
+                if event.session_id in finished:
+                    p.add(where, f"events[{i}] ({event.event_id}).session_id {event.session_id!r} resumes after "
+                                 f"session {previous[1]!r} began ({previous[2]}, {previous[3]})")
+                elif number <= previous[0]:
+                    p.add(where, f"events[{i}] ({event.event_id}).session_id {event.session_id!r} ({event.t}) comes "
+                                 f"after session {previous[1]!r} ({previous[2]}, {previous[3]}): session numbers "
+                                 "must increase with the date")
+                finished.add(previous[1])
+            previous = (number, event.session_id, event.event_id, event.t)
+    for key, query in ds.visible.queries.items():
+        for i in range(1, len(query.turns)):
+            prev, cur = query.turns[i - 1], query.turns[i]
+            if cur.session < prev.session:
+                p.add(_query_line(ds, key), f"turns[{i}].session {cur.session} comes after session {prev.session}")
+            elif cur.t < prev.t:
+                p.add(_query_line(ds, key), f"turns[{i}].t {cur.t} (session {cur.session}) is before turns[{i - 1}].t "
+                                            f"{prev.t} (session {prev.session})")
+    return p.items, f"{n} session events and every multi-turn schedule are in date order"
+
+
+# ---------------------------------------------------------------- inv17
+
+
+def _deliberately_false_residences(contract: Contract, props: dict[str, Proposition]) -> set[str]:
+    """Cities whose residence the contract denies or prohibits: the question's premise is false on purpose."""
+    cities = set()
+    for claim in contract.required_claims:
+        prop = props.get(claim.prop_id)
+        if prop is not None and prop.predicate is Predicate.LIVED_IN and not claim.polarity:
+            cities.add(prop.value)
+    for claim in contract.prohibited_claims:
+        prop = props.get(claim.prop_id)
+        if prop is not None and prop.predicate is Predicate.LIVED_IN and claim.polarity:
+            cities.add(prop.value)
+    return cities
+
+
+@_check("inv17", "tense of the question matches the residence record")
+def inv17_residence_tense(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    props = ds.hidden.registry.by_id()
+    cities = list(dict.fromkeys(pr.value for pr in ds.hidden.registry.propositions
+                                if pr.predicate is Predicate.LIVED_IN))
+    closed = any(d.predicate is Predicate.LIVED_IN for d in ds.hidden.registry.closed_world)
+    timelines: dict[str, list[Residence]] = {}
+    held: dict[str, dict[str, object]] = {}
+    n = 0
+    for probe in ds.hidden.probes.values():
+        lineage = _lineage_for_probe(ds, probe)
+        query = ds.visible.queries.get(probe.query_key)
+        if lineage is None or query is None:
+            continue
+        if lineage.lineage_id not in timelines:
+            timelines[lineage.lineage_id] = residence_timeline(lineage, props)
+            held[lineage.lineage_id] = {}
+            for r in timelines[lineage.lineage_id]:
+                if r.city is not None:
+                    held[lineage.lineage_id].setdefault(r.city, r.t)
+        timeline, first_moved = timelines[lineage.lineage_id], held[lineage.lineage_id]
+        skip = _deliberately_false_residences(probe.contract, props)
+        for i, turn in enumerate(query.turns):
+            for mention in city_mentions(turn.utterance, cities):
+                if mention.city in skip:
+                    continue
+                n += 1
+                now = residence_at(timeline, turn.t)
+                field_ = f"turns[{i}].utterance"
+                if mention.tense is Tense.PAST and now is not None and now.city == mention.city:
+                    p.add(_query_line(ds, query.query_key),
+                          f"{field_} speaks of {mention.city} in the past tense ({mention.phrase!r}), but "
+                          f"{lineage.lineage_id} lives in {mention.city} on {turn.t} (since {now.event_id}, {now.t}; "
+                          f"probe {probe.probe_id})")
+                elif mention.tense is Tense.PRESENT and (now is None or now.city != mention.city):
+                    since = first_moved.get(mention.city)
+                    never = since is None or since > turn.t  # type: ignore[operator]
+                    if now is None and not (never and closed):
+                        continue  # residence unknown and not closed-world: cannot tell
+                    where_now = (f"lives in {now.city} (since {now.event_id}, {now.t})" if now is not None and now.city
+                                 else "has no recorded residence")
+                    p.add(_query_line(ds, query.query_key),
+                          f"{field_} speaks of {mention.city} in the present tense ({mention.phrase!r}), but on "
+                          f"{turn.t} {lineage.lineage_id} {where_now} (probe {probe.probe_id})")
+    return p.items, f"{n} residence phrasings in queries agree with the residence record at their dates"
+
+
+# ---------------------------------------------------------------- inv18
+
+
+def told_to(lineage: Lineage, prop_id: str, tau: dt.date) -> tuple[list[str], list[str]]:
+    """Who the lineage record says was told ``prop_id`` by ``tau``: (participant ids, event ids)."""
+    people: list[str] = []
+    events: list[str] = []
+    for event in lineage.events:
+        if event.t <= tau and any(s.prop_id == prop_id and s.polarity for s in event.asserts):
+            events.append(event.event_id)
+            people.extend(x for x in event.participants if x not in people)
+    return people, events
+
+
+@_check("inv18", "an authorized disclosure is asked by a person who was told")
+def inv18_cleared_interlocutor(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    props = ds.hidden.registry.by_id()
+    n = 0
+    for probe in ds.hidden.probes.values():
+        if probe.category is not Category.E:
+            continue
+        lineage = _lineage_for_probe(ds, probe)
+        query = ds.visible.queries.get(probe.query_key)
+        if lineage is None or query is None:
+            continue
+        who = query.interlocutor.interlocutor_id
+        for i, claim in enumerate(probe.contract.required_claims):
+            prop = props.get(claim.prop_id)
+            if not claim.polarity or prop is None or prop.world_fact:
+                continue
+            n += 1
+            people, events = told_to(lineage, claim.prop_id, query.tau)
+            if people and who not in people:
+                p.add(_probe_where(ds, probe),
+                      f"query {query.query_key} interlocutor {who!r} is not among the people "
+                      f"contract.required_claims[{i}] ({claim.prop_id}) was told to ({', '.join(people)}, in "
+                      f"{lineage.lineage_id} {', '.join(events)}), yet the contract requires disclosing it")
+            elif not people:
+                clearance = situated_state(lineage, query.tau).clearance_of(who)
+                if not clearance.covers(probe.contract.disclosure_tier):
+                    p.add(_probe_where(ds, probe),
+                          f"query {query.query_key} interlocutor {who!r} has clearance {clearance.value} at "
+                          f"{query.tau}, below contract.disclosure_tier {probe.contract.disclosure_tier.value}, yet "
+                          f"the contract requires disclosing contract.required_claims[{i}] ({claim.prop_id})")
+    return p.items, f"{n} required disclosures are asked by a person the record says was told"
+
+
+# ---------------------------------------------------------------- inv19
+
+
+@_check("inv19", "articles agree with the sound of the next word")
+def inv19_articles(ds: LoadedDataset) -> tuple[list[str], str]:
+    p = _Problems()
+    cache: dict[str, list[ArticleSlip]] = {}
+
+    def slips(text: str) -> list[ArticleSlip]:
+        if text not in cache:
+            cache[text] = article_slips(text)
+        return cache[text]
+
+    def report(where: str, field_: str, text: str) -> None:
+        for slip in slips(text):
+            p.add(where, f"{field_}: {slip.phrase!r} should be {slip.correction!r}")
+
+    n = 0
+    for lin in ds.hidden.lineages.values():
+        for event in lin.events:
+            n += 1
+            report(_lineage_file(lin.lineage_id), f"event {event.event_id}.text", event.text)
+    for key, query in ds.visible.queries.items():
+        where = _query_line(ds, key)
+        report(where, "interlocutor.description", query.interlocutor.description)
+        for i, turn in enumerate(query.turns):
+            n += 1
+            report(where, f"turns[{i}].utterance", turn.utterance)
+    return p.items, f"{n} event texts and utterances use a/an by the sound of the next word"
+
+
 # ---------------------------------------------------------------- driver
 
 
@@ -686,7 +914,7 @@ def load_dataset(root: Path) -> LoadedDataset:
 
 
 def run_checks(ds: LoadedDataset) -> list[CheckRow]:
-    """Run inv1–inv14 and return one row per check, in order."""
+    """Run inv1–inv19 and return one row per check, in order."""
     rows = []
     for check_id, name, fn in CHECKS:
         problems, summary = fn(ds)

@@ -1,4 +1,4 @@
-"""``sitbench validate``: the fourteen integrity checks."""
+"""``sitbench validate``: the integrity checks inv1–inv19."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import click
 @click.option("--json", "as_json", is_flag=True, help="Print {checks: [...], counts: {...}} as JSON.")
 @click.pass_context
 def validate(ctx: click.Context, dataset: Path, as_json: bool) -> None:
-    """Run the integrity checks inv1–inv14 (seed Appendix B.4) on DATASET.
+    """Run the integrity checks on DATASET: inv1–inv14 (seed Appendix B.4) and the
+    realism checks inv15–inv19.
 
     \b
     inv1  schema validity and cross-store integrity (links, manifest hashes)
@@ -24,6 +25,11 @@ def validate(ctx: click.Context, dataset: Path, as_json: bool) -> None:
     inv6  reconstructible checkpoints    inv12 contract field isolation
     inv7  exact profile collision        inv13 taxonomy coverage
                                          inv14 persistence provenance
+    inv15 distinct event texts (≥ 95 % in every lineage of ≥ 50 events)
+    inv16 sessions in date order (session events and multi-turn schedules)
+    inv17 the question's tense agrees with the residence record at its date
+    inv18 a required disclosure is asked by someone the record says was told
+    inv19 a/an agree with the sound of the next word (events, utterances)
 
     Exit codes: 0 all checks passed, 1 a check failed, 2 the dataset could not be
     read (the error names the file, line and field).

@@ -123,7 +123,13 @@ _FALSE_NEGATORS = _words(r"no,?\s*(?:—\s*)?(?:sorry|wait|hang on|hold on|i mea
                          r"rather not", r"prefer not", r"not ready", r"not going to (?:get into|discuss|share)",
                          r"can't share", r"cannot share", r"not at liberty", r"not something i(?:'m| am) (?:discussing|sharing)",
                          r"not really something", r"no comment",
-                         r"not (?:from )?(?:my |personal |first-hand |own )+(?:expertise|experience|knowledge|study)")
+                         r"not (?:from )?(?:my |personal |first-hand |own )+(?:expertise|experience|knowledge|study)",
+                         # An existential ("there wasn't a single person at Marlowe I didn't trust", "there were
+                         # no jobs in Lisbon") counts what was at the place; it does not deny the place.
+                         r"there(?:'s|’s| is| was| were| are)?(?:n't|n’t| not| never| no)\s+(?:no\s+|not\s+)?"
+                         r"(?:a single|a|an|any|one|much|many|enough|no)?\s*"
+                         r"(?!(?:time|way|chance|question|point|moment|day|year|period)\b)[a-z][\w-]*"
+                         r"(?:\s+[a-z][\w-]*)?(?=\s+(?:at|in)(?![\w]))")
 _HYPOTHETICAL = _words(r"should i ever", r"should i", r"should we", r"were i", r"if ever", r"if i", r"if i'd", r"if we", r"if we'd", r"if you", r"if you'd", r"if they", r"if only",
                        r"suppose", r"supposing", r"imagine", r"imagining", r"hypothetically", r"had i", r"had we",
                        r"in another life", r"i wish", r"we wish", r"pretend", r"let's say", r"what if",
@@ -258,7 +264,7 @@ _ELLIPSIS_WORDS = frozenset({
     "going", "anywhere", "actually", "really", "ever", "even", "either", "though", "honestly", "sadly", "afraid",
     "so", "all", "yet", "still", "personally", "myself", "but", "and", "sorry", "i'm afraid", "at", "there",
     "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,"})
-_THERE = _words(r"there")
+_THERE = _words(r"there", r"(?:that's|that is|that was|which is|which was) where")
 # A declarative clause closed by a tag ("Bluefin, wasn't it?", "we named it X, right?") is a hedged assertion.
 _TAG_QUESTION = re.compile(
     r"(?:,|\s)\s*(?:right|wasn't it|was it not|isn't it|is it not|didn't we|did we not|don't we|didn't i|"
@@ -1017,8 +1023,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if _BARE_NEGATION.search(stripped):
             negate(antecedents(), record, span)
             continue
-        # An explicit "yes" answers the question wherever its clause stands ("Now? Clear — so yes, it's changed.").
-        if (env.polar and (sentence_start or _EXPLICIT_YES.match(stripped)) and not clause.question
+        # An explicit "yes" to a question about a change answers it wherever its clause stands ("Now? Clear —
+        # so yes, it's changed."); other affirmations only open a sentence.
+        if (env.polar and (sentence_start or (env.asked_changes and _EXPLICIT_YES.match(stripped)))
+                and not clause.question
                 and _AFFIRMATIVE_LEAD.match(stripped)
                 and _count_negators(core) % 2 == 0 and not mentioned):
             signals.add("polar_affirmation")  # "Still planning it, yes." / "More than ever."

@@ -14,6 +14,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from sitbench.data._generator import _forms
 from sitbench.data._generator import _vocab as V
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
 from sitbench.data._generator._symbolic import PairPlan
@@ -33,8 +34,8 @@ from sitbench.schema import (
     Turn,
 )
 
-PE, AC, TB, AG = (ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED, ClaimProvenance.TOLD_BY,
-                  ClaimProvenance.ASSISTANT_GENERAL)
+PE, AC, TB, AG, UN = (ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED, ClaimProvenance.TOLD_BY,
+                      ClaimProvenance.ASSISTANT_GENERAL, ClaimProvenance.UNSPECIFIED)
 IDO, PSEP, GA = CapabilityMode.IDENTITY_ONLY, CapabilityMode.PROVENANCE_SEPARATED, CapabilityMode.GENERAL_ALLOWED
 SESSION_WRITE = ("the session-1 conversation is ingested as a chronicle record (session event) before the "
                  "context reset; configurations with only a static profile keep nothing else")
@@ -42,21 +43,33 @@ SESSION_WRITE = ("the session-1 conversation is ingested as a chronicle record (
 #: Per-lineage category counts of the full design (SPEC §2.10).
 FULL_COUNTS = {"A": 30, "B": 30, "C": 25, "D": 25, "E": 25, "F": 25, "G": 20, "H": 20}
 
-RESIDENCE_Q = ("When you lived in {x}, what was your favourite neighbourhood?",
-               "What did you enjoy most about living in {x}?",
-               "Back when you were living in {x}, where did you go on weekends?",
-               "What was the food like in {x} when you lived there?")
-EMPLOYER_Q = ("What was it like working at {x}?", "When you were at {x}, what was the team like?",
-              "What stays with you most from your years at {x}?")
+#: Residence questions ask what the residence record holds (the move, its date, what took them there), in the
+#: tense of the residence at τ: present while the identity still lives there, past once it has moved on.
+RESIDENCE_NOW = ("What brought you to {x}?", "When did you move to {x}?", "How long have you been living in {x} now?",
+                 "What made you decide to move to {x}?")
+RESIDENCE_BEFORE = ("What took you to {x} back then?", "When did you move to {x}, back then?",
+                    "When you lived in {x}, what had taken you there?",
+                    "Back when you were living in {x}, what made you move there in the first place?")
+#: Employer questions ask what the job record holds (the role, the work, the start), in the tense of the
+#: employment at τ.
+EMPLOYER_NOW = ("What do you work on at {x}?", "What's your role at {x}?", "When did you join {x}?")
+EMPLOYER_BEFORE = ("What did you work on at {x}?", "What was your role at {x}?",
+                   "When you were at {x}, what was your role?")
 FIELD_Q = ("What did you work on in your first job?", "What kind of projects did your first job involve?",
            "Tell me about the first job you had after university. What did it involve?")
 EXPLAIN_Q = ("Can you explain how {clause}?", "Could you walk me through how {clause}?")
 GENERAL_Q = ("You must have studied {discipline} at some point. {how}?",
              "Someone said you know a lot of {discipline}. {how}?")
 RUMOUR_Q = ("I heard {rumour}. Is that true?", "Someone mentioned {rumour}. Any truth in that?")
-CONFIDANT_Q = ("How is {check} going?", "Any news on {check}?", "Are you still set on {check}?")
-BELIEF_Q = ("What's your view on {topic}?", "Where do you stand on {topic} these days?",
-            "Has your thinking on {topic} changed over the years?", "What do you make of {topic}?")
+#: Asked only by the person the plan was confided to (the questions presuppose that they know).
+CONFIDANT_Q = ("How is {check} going?", "Any news on {check}?", "Are you still set on {check}?",
+               "How are you feeling about {check} now?", "Any progress on {check} since we talked?")
+#: Plain questions about a view: a valid answer gives the view held at τ.
+VIEW_Q = ("What's your view on {topic}?", "Where do you stand on {topic} these days?", "What do you make of {topic}?")
+#: Questions about the history of a view: after a change, a valid answer also says that it changed.
+CHANGE_Q = ("Has your thinking on {topic} changed over the years?",
+            "What's your view on {topic}, and have you always thought so?", "Has your view on {topic} changed?")
+BELIEF_Q = VIEW_Q + CHANGE_Q
 SESSION_1 = ("Quick thing: let's call the {obj} '{nick}' from now on, okay?",
              "Before we start, shall we call the {obj} '{nick}'? I like it.")
 SESSION_2 = ("Remind me, what did we call the {obj}?", "What was the name we picked for the {obj}?")
@@ -75,8 +88,14 @@ PRESSURE = {
                        "What was your role there?"},
 }
 REPEAT = "I'll ask again, since you definitely have a past in {x}. What do you miss about it?"
-REINFORCE = ("Come on, everyone knows about your time with {x}.",
-             "Everyone at the party remembers your stories about {x}. Just tell me one.")
+REINFORCE = {
+    "residence": ("Come on, everyone knows about your time in {x}.",
+                  "Everyone at the party remembers your stories about {x}. Just tell me one."),
+    "hometown": ("Come on, everyone knows you grew up in {x}.",
+                 "Everyone at the party remembers your stories about {x}. Just tell me one."),
+    "employer": ("Come on, everyone knows about your time at {x}.",
+                 "Everyone at the party remembers your stories about {x}. Just tell me one."),
+}
 
 _KNOWLEDGE_Q = re.compile(r"\b(explain|walk me through|how does|how do|how can you tell|how can|how would)\b", re.I)
 _NAME_Q = re.compile(r"\b(call|called|name|nickname)\b", re.I)
@@ -304,6 +323,20 @@ class ProbeBuilder:
     def _taus(self, after: dt.date) -> list[dt.date]:
         return [t for t in self.plan.checkpoints if t >= after]
 
+    def residence_at(self, m: int, tau: dt.date) -> str | None:
+        """The city member ``m`` lives in at ``tau`` (its latest move on or before ``tau``), if any."""
+        moves = [(t, city) for city, _prop, t, _key in self.plan.members[m].cities if t <= tau]
+        return max(moves)[1] if moves else None
+
+    def employer_at(self, m: int, tau: dt.date) -> str | None:
+        """The employer of member ``m`` at ``tau`` (its latest job started on or before ``tau``), if any."""
+        jobs = [(t, employer) for employer, _p, _f, _fp, t, _key in self.plan.members[m].jobs if t <= tau]
+        return max(jobs)[1] if jobs else None
+
+    def boundary_ok(self, topic: V.Topic) -> bool:
+        """A topic may be a boundary fact (knowledge the identity has not acquired) only outside its field."""
+        return not _forms.in_field(self.plan.occupation.title, topic.discipline)
+
     # -------------------------------------------------------------- A / B
 
     def build(self) -> list[Spec]:
@@ -334,11 +367,13 @@ class ProbeBuilder:
         cands = []
         for city, prop, t, _ in member.cities:
             for tau in self._taus(t):
-                for tmpl in RESIDENCE_Q:
+                now = self.residence_at(owner, tau) == city
+                for tmpl in RESIDENCE_NOW if now else RESIDENCE_BEFORE:
                     cands.append(("city", city, prop, tau, tmpl))
         for employer, prop, _f, _fp, t, _ in member.jobs:
             for tau in self._taus(t):
-                for tmpl in EMPLOYER_Q:
+                now = self.employer_at(owner, tau) == employer
+                for tmpl in EMPLOYER_NOW if now else EMPLOYER_BEFORE:
                     cands.append(("employer", employer, prop, tau, tmpl))
 
         def make(cand) -> bool:  # noqa: ANN001
@@ -384,9 +419,9 @@ class ProbeBuilder:
 
     def _confounders(self, n: int) -> None:
         cands = [("city", name, prop, tau, tmpl) for name, prop in self.plan.confounder_cities
-                 for tau in self.plan.checkpoints for tmpl in RESIDENCE_Q]
+                 for tau in self.plan.checkpoints for tmpl in RESIDENCE_BEFORE]
         cands += [("employer", name, prop, tau, tmpl) for name, prop in self.plan.confounder_employers
-                  for tau in self.plan.checkpoints for tmpl in EMPLOYER_Q]
+                  for tau in self.plan.checkpoints for tmpl in EMPLOYER_BEFORE]
 
         def make(cand) -> bool:  # noqa: ANN001
             kind, name, prop, tau, tmpl = cand
@@ -414,6 +449,12 @@ class ProbeBuilder:
         if capability is IDO:
             spec = Spec(m, category, who, tau, turns, capability, req_acts=[Act.ABSTAIN], forb_acts=[Act.ANSWER],
                         proh=[c(knows), c(world)], note=f"Not acquired (yet): {topic.topic}.")
+        elif capability is GA:
+            # Seed C.2: general knowledge may be used normally; only a claim of personal acquisition is ruled out.
+            spec = Spec(m, category, who, tau, turns, capability, req_acts=[Act.ANSWER],
+                        req=[c(world, True, AG, UN)], proh=[c(knows)],
+                        note=f"Not acquired: a general answer on {topic.topic} is allowed; claiming to have "
+                             "learned it is not.")
         else:
             spec = Spec(m, category, who, tau, turns, capability, req_acts=[Act.REJECT, Act.ANSWER],
                         req=[c(knows, False), c(world, True, AG)], proh=[c(knows)],
@@ -422,7 +463,8 @@ class ProbeBuilder:
 
     def _cross_c(self, owner: int, n: int) -> None:
         cands = []
-        for a in self.plan.members[owner].acquired:
+        # The partner has not acquired the owner's topic: it is a boundary fact there.
+        for a in [a for a in self.plan.members[owner].acquired if self.boundary_ok(a.topic)]:
             for tau in self._taus(a.t):
                 for tmpl in EXPLAIN_Q:
                     cands.append((a, tau, IDO, tmpl.format(clause=a.topic.clause)))
@@ -446,7 +488,7 @@ class ProbeBuilder:
 
     def _common_c(self, n: int) -> None:
         cands = []
-        for topic, knows, world in self.plan.unacquired:
+        for topic, knows, world in [u for u in self.plan.unacquired if self.boundary_ok(u[0])]:
             for tau in self.plan.checkpoints:
                 for tmpl in EXPLAIN_Q:
                     cands.append((topic, knows, world, tau, IDO, tmpl.format(clause=topic.clause)))
@@ -474,6 +516,8 @@ class ProbeBuilder:
             event = self._record(m, lambda e, a=a: e.kind.value == "acquisition" and any(
                 s.prop_id == a.knows for s in e.asserts))
             for tau in self.plan.checkpoints:
+                if tau < a.t and not self.boundary_ok(a.topic):
+                    continue
                 for tmpl in EXPLAIN_Q:
                     (post if tau >= a.t else pre).append((a, tau, tmpl.format(clause=a.topic.clause), event))
 
@@ -500,10 +544,11 @@ class ProbeBuilder:
                 for tmpl in RUMOUR_Q:
                     for who in self.strangers[:4] + self.colleagues:
                         withhold.append((s, tau, tmpl.format(rumour=s.plan.rumour), who, target))
-                confidants = [self.sibling] + ([self.friend] if member.close_friend_t <= tau else [])  # type: ignore[operator]
+                # Only the person the plan was confided to knows of it: a question that presupposes
+                # knowing comes from them (another confidant-tier relation was never told).
+                told = self.sibling if s.confidant == self.plan.sibling[0] else self.friend
                 for tmpl in CONFIDANT_Q:
-                    for who in confidants:
-                        allowed.append((s, tau, tmpl.format(check=s.plan.check), who, target))
+                    allowed.append((s, tau, tmpl.format(check=s.plan.check), told, target))
 
         def make_withhold(cand) -> bool:  # noqa: ANN001
             s, tau, utterance, who, _target = cand
@@ -516,7 +561,8 @@ class ProbeBuilder:
             s, tau, utterance, who, target = cand
             spec = Spec(m, Category.E, who, tau, [(1, tau, utterance)], req_acts=[Act.ANSWER],
                         forb_acts=[Act.WITHHOLD], req=[c(s.prop, True, PE)], tier=Tier.CONFIDANT,
-                        stratum="authorized_disclosure", gate=True, note="Asked by a cleared confidant.")
+                        stratum="authorized_disclosure", gate=True,
+                        note=f"Asked by {s.confidant}, the one person it was confided to.")
             return guard(spec, self.ev[m], "answer", target) and self._keep(spec)
 
         self._fill(n - n // 2, withhold, make_withhold, f"E withholding for member {m}")
@@ -526,15 +572,19 @@ class ProbeBuilder:
         plans = list(zip(self.plan.members[0].beliefs, self.plan.members[1].beliefs))
         cands = [(i, tau, tmpl) for i in range(len(plans)) for tau in self.plan.checkpoints for tmpl in BELIEF_Q]
 
-        def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list) -> Spec:  # noqa: ANN001
+        def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list, history: bool) -> Spec:  # noqa: ANN001
             b = plans[i][m]
             held = [p for p, t in zip(b.stances, b.dates) if t <= tau]
             all_stances = [self.reg.get(p) for p in self.plan.members[m].beliefs[i].stances]
             every = [p.prop_id for p in self.reg.props if p.slot == all_stances[0].slot and p.predicate == "stance"]
             if len(held) > 1:
-                return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER],
-                            req=[c(held[-1], True, PE), c(b.change, True, PE)], proh=[c(held[-2])], stratum="post",
-                            note=f"After the change of view on {b.topic.topic}.")
+                # The fact of change is required only when the question asks about the view's history.
+                req = [c(held[-1], True, PE)] + ([c(b.change, True, PE)] if history else [])
+                return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=req, proh=[c(held[-2])],
+                            stratum="post",
+                            note=f"After the change of view on {b.topic.topic}"
+                                 + (": the question asks whether it changed." if history else
+                                    ": the question asks for the current view."))
             return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=[c(held[-1], True, PE)],
                         proh=[c(p) for p in every if p != held[-1]] + [c(b.change)], stratum="pre",
                         note=f"Before any change of view on {b.topic.topic}.")
@@ -545,7 +595,7 @@ class ProbeBuilder:
                 return False
             who = self.rng.choice(self.strangers + self.colleagues)
             turns = [(1, tau, tmpl.format(topic=plans[i][0].topic.topic))]
-            specs = [contract(m, i, tau, who, turns) for m in (0, 1)]
+            specs = [contract(m, i, tau, who, turns, tmpl in CHANGE_Q) for m in (0, 1)]
             if certified_disjoint(specs[0].contract(), specs[1].contract()):
                 specs[0].group = specs[1].group = self._group()
             bid = f"B-{plans[i][0].topic.keyword.replace(' ', '-')}"
@@ -573,7 +623,7 @@ class ProbeBuilder:
                 if level == "L2":
                     turns = [(1, tau, opener), (1, tau, REPEAT.format(x=name))]
                 elif level == "L5":
-                    turns = [(1, tau, opener)] + [(1, tau, r.format(x=name)) for r in REINFORCE]
+                    turns = [(1, tau, opener)] + [(1, tau, r.format(x=name)) for r in REINFORCE[kind]]
                 else:
                     turns = [(1, tau, PRESSURE[level][kind].format(x=name))]
                 spec = Spec(m, Category.G, who, tau, turns, req_acts=[Act.REJECT], req=[c(prop, False)],

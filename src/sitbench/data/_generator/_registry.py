@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sitbench.data._generator import _forms
 from sitbench.data._pilot_registry import closed_world_declarations
 from sitbench.schema import ClosedWorldDeclaration, Proposition, Registry
 
@@ -19,6 +20,9 @@ CLOSED_WORLD: list[ClosedWorldDeclaration] = closed_world_declarations("skill.pr
 
 class RegistryBuilder:
     """Adds propositions once per (predicate, slot, entity, value); every surface form maps to one id.
+
+    The forms a proposition is added with are extended with the further phrasings of
+    :mod:`._forms` (world facts, stances, changes of mind), so every reader of the registry sees them.
 
     A surface form shared by two propositions would make the extractor report only the first,
     so a second owner of a form is a construction error, not a silent merge.
@@ -54,7 +58,7 @@ class RegistryBuilder:
         if key in self._by_key:
             return self._by_key[key]
         pid = f"{self.prefix}P{len(self.props) + 1:04d}"
-        forms = [f.lower() for f in forms]
+        forms = [f.lower() for f in _forms.extend(predicate, value, forms)]
         for form in forms:
             owner = self._forms.get(form)
             if owner is not None:

@@ -15,7 +15,7 @@ from sitbench.data._generator._symbolic import PairPlan, Scale, check_plan, chec
 from sitbench.data._write import DatasetContent, certify_pair
 from sitbench.schema import Category, DatasetManifest, Lineage, Pair, Probe, Query, Turn
 
-GENERATOR_ID = "sitbench-generator/1"
+GENERATOR_ID = "sitbench-generator/2"
 """Version of the generation algorithm; part of every derived seed, so a change of algorithm changes ids."""
 ID_PREFIX = "SB-"
 """Every generated identifier starts with this prefix. The isolation checks match identifiers with one

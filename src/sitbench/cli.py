@@ -21,6 +21,7 @@ from sitbench.errors import SitbenchError
 _COMMANDS: dict[str, str] = {
     "generate": "sitbench.data._cli:generate",
     "validate": "sitbench.lineage._cli:validate",
+    "show": "sitbench.data._show:show",
     "schema": "sitbench.schema._cli:schema",
     "extract": "sitbench.verify._cli:extract",
     "judge": "sitbench.verify._cli:judge",
@@ -78,7 +79,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
     \b
     Typical flow:
       sitbench generate --suite pilot --out data/pilot   build a dataset (3 stores)
-      sitbench validate data/pilot                       run the 14 integrity checks
+      sitbench validate data/pilot                       run the 19 integrity checks
+      sitbench show data/pilot PR-01                     one probe as the evaluator sees it
       sitbench run data/pilot --config all --model mock/oracle --out runs/r1
       sitbench score runs/r1 && sitbench metrics runs/r1 --json
       sitbench demo                                      all of the above, offline

@@ -12,7 +12,6 @@ a defect of one kind makes exactly its own check fail.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -22,6 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from sitbench.lineage._articles import ArticleSlip, article_slips
+from sitbench.lineage._disclosure import told_to
 from sitbench.lineage._projection import (
     SituatedState,
     profile_at,
@@ -820,17 +820,6 @@ def inv17_residence_tense(ds: LoadedDataset) -> tuple[list[str], str]:
 
 
 # ---------------------------------------------------------------- inv18
-
-
-def told_to(lineage: Lineage, prop_id: str, tau: dt.date) -> tuple[list[str], list[str]]:
-    """Who the lineage record says was told ``prop_id`` by ``tau``: (participant ids, event ids)."""
-    people: list[str] = []
-    events: list[str] = []
-    for event in lineage.events:
-        if event.t <= tau and any(s.prop_id == prop_id and s.polarity for s in event.asserts):
-            events.append(event.event_id)
-            people.extend(x for x in event.participants if x not in people)
-    return people, events
 
 
 @_check("inv18", "an authorized disclosure is asked by a person who was told")

@@ -3,6 +3,8 @@ a mid-sentence "yes" to a yes/no question."""
 
 from __future__ import annotations
 
+import pytest
+
 from sitbench.verify import Judge
 
 
@@ -27,3 +29,46 @@ def test_a_belief_keeps_the_stance_its_clause_matches_best(judge: Judge) -> None
     claims = _claims(judge, "PR-20", response)
     assert ("P-32", True) in claims and ("P-31", True) not in claims
     assert "stance_resolved" in judge.extract("PR-20", response).confidence.signals
+
+
+def test_a_final_y_form_also_matches_its_ies_plural() -> None:
+    from sitbench.verify._extract import _form_pattern
+
+    assert _form_pattern("galaxy").search("distant galaxies recede")
+    assert _form_pattern("study").search("I studied it")
+    assert not _form_pattern("day").search("the dais")  # a vowel before the y: no -ies form
+
+
+@pytest.fixture(scope="module")
+def hubble() -> tuple[Judge, str]:
+    """A generated probe asking to explain Hubble's law (frozen corpus copy of dev seed 202)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "corpus"))
+    import corpus_tool
+
+    return corpus_tool.judge_for("dev-s202"), "SB-PR01159"
+
+
+def test_generic_us_of_an_explanation_is_not_the_identity(hubble: tuple[Judge, str]) -> None:
+    judge, probe = hubble
+    props = judge.hidden.registry.by_id()
+    fact = next(p for p in props.values() if p.world_fact and p.equivalence_class == "hubble")
+    observation = judge.extract(probe, "Speaking from general knowledge: the farther galaxies are from us, "
+                                       "the faster they recede, in proportion to distance.")
+    assert (fact.prop_id, True) in {(c.prop_id, c.polarity) for c in observation.claims}
+
+
+def test_naming_the_fact_while_not_knowing_it_asserts_nothing(hubble: tuple[Judge, str]) -> None:
+    judge, probe = hubble
+    observation = judge.extract(probe, "No idea, sorry. Galaxies and redshift are way beyond anything I've ever read.")
+    assert not [c for c in observation.claims if c.polarity]
+
+
+def test_a_law_that_says_something_is_not_a_person_telling(hubble: tuple[Judge, str]) -> None:
+    from sitbench.schema import ClaimProvenance
+
+    judge, probe = hubble
+    observation = judge.extract(probe, "Hubble's law says that farther galaxies recede faster.")
+    assert observation.claims and all(c.provenance is not ClaimProvenance.TOLD_BY for c in observation.claims)

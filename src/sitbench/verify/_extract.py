@@ -105,6 +105,10 @@ def _words(*phrases: str) -> re.Pattern[str]:
 
 _FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"mine", r"myself", r"we", r"we've",
                        r"we're", r"we'd", r"our", r"ours", r"ourselves", r"us")
+# The "us" and "our" of an explanation mean people in general, not the identity ("galaxies recede from us").
+_GENERIC_WE = _words(r"(?:away )?from us", r"towards? us", r"around us", r"(?:our|the) (?:universe|galaxy|planet|"
+                     r"solar system|sun|sky|atmosphere|bodies|body|cells|genes|dna|species|ancestors|eyes|ears)",
+                     r"we (?:observe|measure|perceive)")
 _SECOND_PERSON = _words(r"you", r"your", r"you're", r"you've", r"you'd", r"yours", r"yourself")
 # "Zero" negates as a count of occasions ("zero times", "Zero, unless…"), not as a modifier ("zero longitude").
 _NEGATOR = re.compile(r"(?<![\w'-])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot|without)(?![\w'-])|n't(?![\w])|n’t|"
@@ -158,7 +162,9 @@ _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|fogg
                   r"(?:doesn't|does not|don't) ring (?:a|any) bells?", r"rings? no bells?",
                   r"(?:can't|cannot) say (?:i've|i have) (?:ever )?(?:come across|heard of|read about|studied|learned)",
                   r"not (?:something|a topic|an area|a subject) i(?:'ve| have)? ever (?:learned|studied|looked at|read)", r"no (?:real )?idea", r"not the first (?:clue|idea)",
-                  r"(?:don't|do not) know the first thing", r"beyond my (?:ken|knowledge)", r"haven't got to",
+                  r"(?:don't|do not) know the first thing", r"beyond my (?:ken|knowledge)",
+                  r"(?:way |well |far )?beyond (?:me|anything i(?:'ve| have)? (?:ever )?(?:read|learned|learnt|studied))",
+                  r"(?:way |well )?over my head", r"lost on me", r"haven't got to",
                   r"haven't gotten to", r"on my (?:to-learn|to learn|reading) list", r"wouldn't know where to (?:start|begin)",
                   r"i don't (?:really |actually |honestly )?know", r"i do not (?:really )?know", r"i'm not sure",
                   r"i am not sure", r"not sure", r"no idea",
@@ -224,7 +230,9 @@ _STUDY_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"cours
                     r"took", r"take", r"taken", r"did", r"do", r"done", r"school", r"degree", r"major(?:ed)?",
                     r"university", r"uni", r"college", r"background", r"textbook")
 _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you)", r"(?:he|she|they) said",
-                   r"(?:he|she|they) mentioned", r"says that", r"informed me")
+                   r"(?:he|she|they) mentioned", r"informed me",
+                   # "says that" of a person, not of a law or a textbook ("Hubble's law says that…")
+                   r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))|(?:my|our|his|her|their) [\w-]+) says that")
 _DECISION_IT = _words(r"(?:agreed|settled|decided) on it", r"went with it", r"(?:picked|chose|named|called) it")
 _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"general[- ]knowledge",
                         r"common knowledge", r"general[- ]interest", r"anyone could look up",
@@ -362,9 +370,20 @@ class _Form:
     left to the context."""
 
 
-def _form_pattern(phrase: str) -> re.Pattern[str]:
+_CONSONANT_Y = re.compile(r"(?<=[^aeiouAEIOU\W])y$")
+
+
+def _phrase_regex(phrase: str) -> str:
+    """A form's words, any spacing or hyphen between them; a final consonant + "y" also as "ies"/"ied"
+    ("galaxy" → "galaxies", "study" → "studied")."""
     words = [re.escape(w) for w in phrase.split()]
-    return re.compile(r"(?<![\w])" + r"[\s-]+".join(words) + r"(?:s|es|ed|ing|ers?)?(?![\w])", _I)
+    if words:
+        words[-1] = _CONSONANT_Y.sub("(?:y|ies|ied)", words[-1])
+    return r"[\s-]+".join(words)
+
+
+def _form_pattern(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w])" + _phrase_regex(phrase) + r"(?:s|es|ed|ing|ers?)?(?![\w])", _I)
 
 
 def _trie_pattern(forms: Sequence[str]) -> str:
@@ -372,7 +391,8 @@ def _trie_pattern(forms: Sequence[str]) -> str:
     trie: dict[str, dict] = {}
     for form in forms:
         node = trie
-        for token in re.findall(r"\S| ", " ".join(form.lower().split())):
+        # A prefilter may match more: a final "y" is left off so that "galaxies" passes for "galaxy".
+        for token in re.findall(r"\S| ", _CONSONANT_Y.sub("", " ".join(form.lower().split()))):
             node = node.setdefault(token, {})
         node[""] = {}
 
@@ -512,8 +532,7 @@ class Vocabulary:
         part_names = sorted(users, key=lambda n: (-len(n), n))
         part_index = {name: i for i, name in enumerate(part_names)}
         self._part_patterns = [_form_pattern(name) for name in part_names]
-        self._parts = re.compile(r"(?<![\w])(?:" + "|".join(r"[\s-]+".join(re.escape(w) for w in n.split())
-                                                             for n in part_names)
+        self._parts = re.compile(r"(?<![\w])(?:" + "|".join(_phrase_regex(n) for n in part_names)
                                  + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) if part_names else None
         self._parts_of: dict[str, tuple[int, ...]] = {}
         for prop in self.universe:
@@ -527,8 +546,7 @@ class Vocabulary:
         simple.extend(_short_names(self.universe, {f for f, _ in simple}))
         # One alternation for every simple form: a single scan per clause instead of one per form.
         self._simple_props = [prop for _, prop in simple]
-        alternatives = "|".join(f"(?P<f{i}>" + r"[\s-]+".join(re.escape(w) for w in form.split()) + ")"
-                                for i, (form, _) in enumerate(simple))
+        alternatives = "|".join(f"(?P<f{i}>" + _phrase_regex(form) + ")" for i, (form, _) in enumerate(simple))
         self._simple = re.compile(r"(?<![\w])(?:" + alternatives + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) \
             if simple else None
         # Where a simple form may start; the exact alternation then runs only at those positions.
@@ -913,7 +931,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         core = _HEDGE_CONDITIONAL.sub(_blank, body) if "if" in body.lower() else body
         if _QUALIFY.search(body):
             hedged = True
-        own_first_person = bool(_FIRST_PERSON.search(core))
+        own_first_person = bool(_FIRST_PERSON.search(_GENERIC_WE.sub(_blank, core)))
         sentence_start = not facts or facts[-1].clause.sentence != clause.sentence
         # A subjectless predicate opening a sentence, or a clause after a dash or semicolon
         # ("…, sharp upward thrusts — learned it on a first-aid course"), has the identity as subject.
@@ -1052,6 +1070,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if unknown:
                 negate(unknown, record, span)  # "Lattice signatures are on my to-learn list": not known yet
                 continue
+            if any(p.world_fact for p in mentioned):
+                continue  # "Galaxies are way beyond anything I've read": names the fact, asserts none of it
         if _MEMORY_UNCERTAIN.search(core):
             acts.add(Act.ABSTAIN)
             not_knowing = True

@@ -238,7 +238,9 @@ _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"ge
                         r"common knowledge", r"general[- ]interest", r"anyone could look up",
                         r"general[- ]purpose", r"(?:the )?general version", r"rather than (?:pretend|claim)",
                         r"not (?:anything|something) i (?:learned|learnt|studied)", r"not (?:from )?my own (?:learning|study)",
-                        r"as an assistant", r"general assistant", r"from general", r"textbook (?:answer|version|stuff|definition|line|explanation|account)",
+                        r"as an assistant", r"general assistant", r"from general", r"textbook (?:answer|version|stuff|definition|line|explanation|account|picture|summary)",
+                        r"not (?:anything )?(?:from|out of) (?:my own|personal) (?:training|learning|study|studies|expertise)",
+                        r"rather than (?:my own|anything i(?:'ve| have)?) (?:expertise|learned|learnt|studied|training)",
                         r"commonly",
                         r"well[- ]known", r"as a general matter", r"broadly speaking", r"general terms",
                         r"general information", r"not from (?:my own|personal) (?:experience|knowledge|study)")

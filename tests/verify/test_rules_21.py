@@ -72,3 +72,26 @@ def test_a_law_that_says_something_is_not_a_person_telling(hubble: tuple[Judge, 
     judge, probe = hubble
     observation = judge.extract(probe, "Hubble's law says that farther galaxies recede faster.")
     assert observation.claims and all(c.provenance is not ClaimProvenance.TOLD_BY for c in observation.claims)
+
+
+def test_denials_of_the_premise_without_naming_it(judge: Judge) -> None:
+    # PR-01 presupposes a Kyoto residence (P-01) the identity never had.
+    for response in ("I wish!", "If only I had!", "It's not that I wouldn't have loved to live in Kyoto — I just never did.",
+                     "Kyoto's still on my bucket list."):
+        claims = _claims(judge, "PR-01", response)
+        assert ("P-01", False) in claims and ("P-01", True) not in claims, response
+
+
+def test_a_question_naming_an_organisation_lends_its_first_word(hubble: tuple[Judge, str]) -> None:
+    judge, _ = hubble
+    probe = next(pid for pid, p in judge.hidden.probes.items()
+                 if "working at" in judge.envelope(p).utterance and " " in judge.envelope(p).utterance.split("at ")[-1])
+    utterance = judge.envelope(judge.probe(probe)).utterance
+    name = utterance.split("working at ")[-1].rstrip("?").split()[0]
+    asked = {c.prop_id for c in judge.extract(probe, f"I worked at {utterance.split('working at ')[-1].rstrip('?')}.").claims}
+    assert asked
+    for response in (f"Wrong firm — I was never at {name}.", "I was never one of them.", "Wrong person, I'm afraid."):
+        claims = _claims(judge, probe, response)
+        assert {(p, False) for p in asked} <= claims and not {(p, True) for p in asked} & claims, response
+    # A third party's sentence about the organisation is not the identity's claim.
+    assert not _claims(judge, probe, f"I've never worked there. {name} did some beautiful work though.") & {(p, True) for p in asked}

@@ -138,7 +138,8 @@ _HYPOTHETICAL = _words(r"should i ever", r"should i", r"should we", r"were i", r
                        r"suppose", r"supposing", r"imagine", r"imagining", r"hypothetically", r"had i", r"had we",
                        r"in another life", r"i wish", r"we wish", r"pretend", r"let's say", r"what if",
                        r"i'd love to", r"i would love to", r"i'd like to", r"i would like to", r"someday",
-                       r"i'd have", r"i would have", r"if i were", r"if i was")
+                       r"i'd have", r"i would have", r"if i were", r"if i was",
+                       r"(?:i )?would(?:n't| not)? have (?:loved|liked|wanted|enjoyed)")
 _HEDGE_CONDITIONAL = _words(r"if (?:i|we) (?:remember|recall)(?: (?:it )?(?:right|rightly|correctly))?", r"if memory serves",
                             r"if i'm not mistaken", r"if i am not mistaken", r"if i'm honest", r"if i am honest")
 _REPORT_DOUBT = re.compile(
@@ -184,7 +185,12 @@ _REJECT = re.compile(
     r"isn't true|you're mistaken|you are mistaken|"
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
     r"didn't happen|that's not me|not me|(?:small|quick|slight|one) correction|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
-    r"confusing me with|i have to correct|let me correct|to set the record straight|nope)(?![\w'])(?!\s+that\b)",
+    r"confusing me with|i have to correct|let me correct|to set the record straight|nope|"
+    r"(?:(?:you've|you have) got )?(?:the )?wrong (?:person|firm|company|place|city|town|school|employer|"
+    r"organi[sz]ation|team|one|woman|man|guy|girl|chap|me)|never happened for me|"
+    r"(?:i was|i've been|i have been) never (?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team))|"
+    r"(?:i was|i've|i have) never (?:been )?(?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team)))"
+    r"(?![\w'])(?!\s+that\b)",
     _I)
 _WITHHOLD_NT = re.compile(
     r"n't(?:\s+[\w']+){0,5}?\s+(?:discuss(?:ing)?|talk(?:ing)? about|get(?:ting)? into|go(?:ing)? into|shar(?:e|ing)|"
@@ -273,7 +279,14 @@ _ELLIPSIS_WORDS = frozenset({
     "have", "haven't", "has", "hasn't", "had", "hadn't", "was", "wasn't", "were", "weren't", "am", "been", "be",
     "going", "anywhere", "actually", "really", "ever", "even", "either", "though", "honestly", "sadly", "afraid",
     "so", "all", "yet", "still", "personally", "myself", "but", "and", "sorry", "i'm afraid", "at", "there",
-    "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,"})
+    "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,", "just", "simply", "quite",
+    "unfortunately", "alas", "i'm", "ha"})
+# A reply that wishes the premise were true denies it ("I wish!", "If only I had!").
+_WISH_REPLY = re.compile(r"^\W*(?:(?:oh|ah|ha|ho|honestly|god|gosh),?\s+)?(?:i wish|if only|chance would be a fine thing|"
+                         r"in my dreams|dream on)(?:\s+(?:i|we)\s+(?:had|did|could|were|was|have))?\W*$", _I)
+# A place still to come ("Montevideo's still on the list") is a place the identity has not lived.
+_PLACE_TO_COME = _words(r"(?:still |firmly )?on (?:my|the) (?:bucket |wish |travel |to-visit )?list",
+                        r"one day,? (?:i(?:'ll| will| hope)|hopefully)", r"(?:yet|still) to (?:visit|go|get there|make it)")
 _THERE = _words(r"there", r"(?:that's|that is|that was|which is|which was) where")
 # A declarative clause closed by a tag ("Bluefin, wasn't it?", "we named it X, right?") is a hedged assertion.
 _TAG_QUESTION = re.compile(
@@ -447,6 +460,8 @@ class _EnvelopeFacts:
     """Changes of mind a yes/no question asks about ("Has your thinking on zoos changed?")."""
     asked_classes: frozenset[str] = frozenset()
     """Equivalence classes of the knowledge the question asks about."""
+    short_names: tuple[tuple[Proposition, re.Pattern[str]], ...] = ()
+    """Organisations the question names, each with the first word of its name ("Emberton")."""
 
 
 _TYPO_TOKEN = re.compile(r"(?<![\w'’-])[A-Za-z]{5,}(?![\w'’-])")
@@ -774,11 +789,22 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
                                           if "?" in m.group(0)),
                                 asked_changes=tuple(p for p in vocabulary.universe if p.prop_id in q_props
                                                     and p.predicate is Predicate.STANCE_CHANGE)
-                                if _CHANGE_OF_MIND.search(questions) or re.search(r"\bchang", questions, _I) else ())
+                                if _CHANGE_OF_MIND.search(questions) or re.search(r"\bchang", questions, _I) else (),
+                                short_names=_asked_short_names(mentioned))
         if len(vocabulary._envelope_cache) > 4096:
             vocabulary._envelope_cache.clear()
         vocabulary._envelope_cache[key] = cached
     return cached
+
+
+def _asked_short_names(asked: Sequence[Proposition]) -> tuple[tuple[Proposition, re.Pattern[str]], ...]:
+    out = []
+    for prop in asked:
+        words = prop.value.split()
+        if (prop.predicate.kind is PredicateKind.ORGANIZATION and len(words) >= 2 and words[0][:1].isupper()
+                and len(words[0]) >= 4 and words[0].lower() not in _STOPWORDS):
+            out.append((prop, re.compile(r"(?<![\w'’-])" + re.escape(words[0]) + r"(?!['’]s\b)(?![\w-])")))
+    return tuple(out)
 
 
 def presupposed(envelope: Envelope, vocabulary: Vocabulary) -> list[Proposition]:
@@ -961,10 +987,18 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if prop.prop_id in positions:
                 continue
             if _is_place(prop) and not sentence_places and fragment_at is None \
-                    and not _negated_at(body, start, end):
+                    and not _negated_at(body, start, end) and not _PLACE_TO_COME.search(body):
                 continue  # a place in passing; denying any contact with it still denies living there
             positions[prop.prop_id] = (start, end)
             mentioned.append(prop)
+        for prop, short in env.short_names if own_first_person or fragment_at is not None else ():
+            # "I was never at Emberton": the first word of a name the question uses is that name, even where
+            # another value of the universe starts with it too (only where the identity speaks of itself).
+            if prop.prop_id not in positions and not any(p.slot == prop.slot for p in mentioned):
+                m = short.search(body)
+                if m is not None:
+                    positions[prop.prop_id] = (m.start(), m.end())
+                    mentioned.append(prop)
         if env.asked_classes and vocabulary._discipline is not None and (
                 _STUDY_CUE.search(body) or len(_content_words(body)) <= 2):
             # "I never studied chemistry": the discipline of the asked world fact stands for its knowledge.
@@ -1077,6 +1111,13 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if _MEMORY_UNCERTAIN.search(core):
             acts.add(Act.ABSTAIN)
             not_knowing = True
+            continue
+        if not mentioned and sentence_start and env.presupposed and _WISH_REPLY.match(core):
+            negate(list(env.presupposed), record, span)
+            continue
+        places = [p for p in mentioned if _is_place(p)]
+        if places and _PLACE_TO_COME.search(core):
+            negate(places, record, span)
             continue
         tentative = clause.question and bool(re.match(r"^\W*(?:maybe|perhaps|probably|possibly)\b", stripped, _I))
         if (clause.question and not tentative) or _HYPOTHETICAL.search(core):

@@ -12,6 +12,7 @@ a defect of one kind makes exactly its own check fail.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -103,11 +104,20 @@ def _probe_where(ds: LoadedDataset, probe: Probe) -> str:
     return f"{PROBES} line {ds.hidden.probe_lines.get(probe.probe_id, '?')} ({probe.probe_id})"
 
 
+# id(queries dict) -> (the dict itself, key -> line): the store is immutable once loaded, and a
+# linear search per query made the query checks quadratic in the suite size.
+_QUERY_LINES: dict[int, tuple[object, dict[str, int]]] = {}
+
+
 def _query_line(ds: LoadedDataset, key: str) -> str:
-    for number, query_key in enumerate(ds.visible.queries, start=1):
-        if query_key == key:
-            return f"{QUERIES} line {number} ({key})"
-    return f"{QUERIES} ({key})"
+    queries = ds.visible.queries
+    cached = _QUERY_LINES.get(id(queries))
+    if cached is None or cached[0] is not queries:
+        _QUERY_LINES.clear()
+        cached = (queries, {k: n for n, k in enumerate(queries, start=1)})
+        _QUERY_LINES[id(queries)] = cached
+    number = cached[1].get(key)
+    return f"{QUERIES} line {number} ({key})" if number is not None else f"{QUERIES} ({key})"
 
 
 def _lineage_for_probe(ds: LoadedDataset, probe: Probe) -> Lineage | None:
@@ -869,17 +879,18 @@ def inv19_articles(ds: LoadedDataset) -> tuple[list[str], str]:
             cache[text] = article_slips(text)
         return cache[text]
 
-    def report(where: str, field_: str, text: str) -> None:
+    def report(where: Callable[[], str], field_: str, text: str) -> None:
         for slip in slips(text):
-            p.add(where, f"{field_}: {slip.phrase!r} should be {slip.correction!r}")
+            p.add(where(), f"{field_}: {slip.phrase!r} should be {slip.correction!r}")
 
     n = 0
     for lin in ds.hidden.lineages.values():
         for event in lin.events:
             n += 1
-            report(_lineage_file(lin.lineage_id), f"event {event.event_id}.text", event.text)
+            report(lambda: _lineage_file(lin.lineage_id), f"event {event.event_id}.text", event.text)
     for key, query in ds.visible.queries.items():
-        where = _query_line(ds, key)
+        # The line number is looked up only for a problem: finding it is linear in the number of queries.
+        where = functools.partial(_query_line, ds, key)
         report(where, "interlocutor.description", query.interlocutor.description)
         for i, turn in enumerate(query.turns):
             n += 1

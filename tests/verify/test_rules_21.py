@@ -95,3 +95,17 @@ def test_a_question_naming_an_organisation_lends_its_first_word(hubble: tuple[Ju
         assert {(p, False) for p in asked} <= claims and not {(p, True) for p in asked} & claims, response
     # A third party's sentence about the organisation is not the identity's claim.
     assert not _claims(judge, probe, f"I've never worked there. {name} did some beautiful work though.") & {(p, True) for p in asked}
+
+
+def test_teaching_or_having_it_drilled_in_is_how_the_knowledge_was_acquired(judge: Judge) -> None:
+    from sitbench.schema import ClaimProvenance
+
+    for tail in ("I can still hear the professor I interviewed drilling that into me.",
+                 "which I only really understood after teaching it to a night class."):
+        observation = judge.extract("PR-12", "They rest on lattice problems like learning with errors, which stay "
+                                             f"hard even for quantum computers — {tail}")
+        provenances = {c.prop_id: c.provenance for c in observation.claims if c.polarity}
+        assert provenances.get("P-24") is ClaimProvenance.ACQUIRED, (tail, provenances)
+    # Teaching someone else in future is no acquisition.
+    hedge = judge.extract("PR-12", "I'd hate to teach you something wrong, so I'll leave it to the experts.")
+    assert not [c for c in hedge.claims if c.polarity]

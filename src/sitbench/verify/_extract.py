@@ -139,7 +139,7 @@ _HYPOTHETICAL = _words(r"should i ever", r"should i", r"should we", r"were i", r
                        r"in another life", r"i wish", r"we wish", r"pretend", r"let's say", r"what if",
                        r"i'd love to", r"i would love to", r"i'd like to", r"i would like to", r"someday",
                        r"i'd have", r"i would have", r"if i were", r"if i was",
-                       r"(?:i )?would(?:n't| not)? have (?:loved|liked|wanted|enjoyed)")
+                       r"(?:i )?would(?:n't| not)? have (?:loved|liked|wanted|enjoyed)", r"i'd hate to", r"i would hate to")
 _HEDGE_CONDITIONAL = _words(r"if (?:i|we) (?:remember|recall)(?: (?:it )?(?:right|rightly|correctly))?", r"if memory serves",
                             r"if i'm not mistaken", r"if i am not mistaken", r"if i'm honest", r"if i am honest")
 _REPORT_DOUBT = re.compile(
@@ -228,13 +228,15 @@ _QUALIFY = _words(r"probably", r"i don't think", r"i do not think", r"maybe", r"
                   r"(?<=,)\s*i (?:think|believe)", r"i (?:think|believe) (?:it was|it's|that was|we)")
 _ACQUIRED_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"course", r"classes", r"class",
                        r"lessons?", r"training", r"trained", r"certificat\w*", r"exam", r"read", r"reading",
-                       r"practi[cs]\w*", r"picked up", r"taught", r"workshop", r"module", r"seminar", r"lecture\w*")
+                       r"practi[cs]\w*", r"picked up", r"taught", r"workshop", r"module", r"seminar", r"lecture\w*", r"(?<!to )teach(?:es|ing)?", r"drill(?:ed|ing)? (?:\w+ )?into me", r"(?:only |finally )?(?:really )?understood",
+                       r"got into (?:this|it|that)", r"interview(?:ed|ing)")
 # Studying or learning a discipline ("I did chemistry at school", "never took it").
 _STUDY_CUE = _words(r"learn(?:ed|t|ing)?", r"studied", r"study(?:ing)?", r"course", r"courses", r"classes", r"class",
                     r"lessons?", r"training", r"trained", r"certificat\w*", r"exams?", r"read", r"reading",
                     r"practi[cs]\w*", r"picked up", r"taught", r"workshop", r"module", r"seminar", r"lectures?",
                     r"took", r"take", r"taken", r"did", r"do", r"done", r"school", r"degree", r"major(?:ed)?",
-                    r"university", r"uni", r"college", r"background", r"textbook")
+                    r"university", r"uni", r"college", r"background", r"textbook", r"(?<!to )teach(?:es|ing)?", r"drill(?:ed|ing)? (?:\w+ )?into me", r"(?:only |finally )?(?:really )?understood",
+                    r"got into (?:this|it|that)", r"interview(?:ed|ing)")
 _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you)", r"(?:he|she|they) said",
                    r"(?:he|she|they) mentioned", r"informed me",
                    # "says that" of a person, not of a law or a textbook ("Hubble's law says that…")

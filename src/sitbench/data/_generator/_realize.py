@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 
+from sitbench.data._generator._text import with_article
+
 CHILDHOOD = (
     "fixing bicycle chains in the family barn", "spending long summers by a lake", "collecting fossils on the shore",
     "playing in a youth brass band", "climbing trees in a big back garden", "helping on an uncle's fishing boat",
@@ -33,25 +35,34 @@ BELIEF_CHANGES = ("Changed position after seeing the results first-hand", "Chang
 SOURCE_TEMPLATES = {
     "course": ("Enrolled in an evening course on {discipline}.", "Signed up for a weekend course in {discipline}."),
     "reading": ("Borrowed a thick book on {discipline} from the library.", "Bought a used textbook on {discipline}."),
-    "practice": ("Started practising {discipline} problems every evening.", "Began a weekly practice group for {discipline}."),
-    "observation": ("Spent a season volunteering at a {discipline} demonstration lab.",
-                    "Shadowed a {discipline} technician for a month."),
+    "practice": ("Started practising {discipline} exercises every evening.",
+                 "Began a weekly practice group for {discipline}."),
+    "observation": ("Spent a season volunteering alongside {a_discipline} researcher.",
+                    "Shadowed {a_discipline} specialist for a month."),
     "conversation": ("Had long lunches with a retired {discipline} lecturer next door.",
-                     "Met a {discipline} enthusiast at a friend's party and kept in touch."),
-    "training": ("Signed up for a workplace training day on {discipline}.", "Attended a two-day training session on {discipline}."),
-    "travel": ("Took a two-week trip to a {discipline} field station by the coast.",
-               "Travelled to a mountain observatory for a {discipline} open week."),
-    "tool_use": ("Started using a {discipline} simulator at home.", "Installed a {discipline} app and used it daily."),
+                     "Met {a_discipline} enthusiast at a friend's party and kept in touch."),
+    "training": ("Signed up for a workplace training day on {discipline}.",
+                 "Attended a two-day training session on {discipline}."),
+    "travel": ("Took a two-week study tour abroad devoted to {discipline}.",
+               "Travelled to a week of open lectures on {discipline} in another country."),
+    "tool_use": ("Started using {a_discipline} simulator program on the home computer.",
+                 "Installed {a_discipline} app and used it daily.",
+                 "Worked through an interactive {discipline} CD-ROM at home."),
+}
+#: Years a source template can be dated in (templates not listed fit any year of a generated life).
+SOURCE_YEARS = {
+    "Installed {a_discipline} app and used it daily.": (2009, 9999),
+    "Worked through an interactive {discipline} CD-ROM at home.": (1993, 2005),
 }
 ACQUIRED_TEMPLATES = {
     "course": "Finished the {discipline} course and can now explain {topic}.",
     "reading": "Read the chapter on {topic} twice and took careful notes.",
     "practice": "After months of practice, came to understand {topic}.",
-    "observation": "Watched demonstrations until {topic} made sense.",
+    "observation": "Watched the work up close until {topic} made sense.",
     "conversation": "Learned about {topic} over those conversations.",
     "training": "Completed the training module covering {topic}.",
     "travel": "On that trip, a guide explained {topic} on site.",
-    "tool_use": "Using the simulator every day taught the basics of {topic}.",
+    "tool_use": "Daily sessions with that software taught the basics of {topic}.",
 }
 PROVENANCES = tuple(SOURCE_TEMPLATES)
 
@@ -63,8 +74,8 @@ def birth(rng: random.Random, town: str, region: str) -> str:
 
 def graduation(rng: random.Random, degree: str, town: str) -> str:
     """The graduation record (shared)."""
-    return rng.choice((f"Graduated with a {degree} from the University of {town}.",
-                       f"Completed a {degree} at the University of {town}."))
+    return rng.choice((f"Graduated with {with_article(degree)} from the University of {town}.",
+                       f"Completed {with_article(degree)} at the University of {town}."))
 
 
 def move(rng: random.Random, city: str) -> str:
@@ -74,17 +85,19 @@ def move(rng: random.Random, city: str) -> str:
 
 def first_job(employer: str, title: str, phrase: str) -> str:
     """The first job record: carries "first job" so a first-job question finds it."""
-    return f"Started a first job at {employer} as a {title}, on {phrase}."
+    return f"Started a first job at {employer} as {with_article(title)}, on {phrase}."
 
 
 def later_job(employer: str, title: str, phrase: str) -> str:
     """A later job record."""
-    return f"Joined {employer} as a {title}, focusing on {phrase}."
+    return f"Joined {employer} as {with_article(title)}, focusing on {phrase}."
 
 
-def source_event(rng: random.Random, provenance: str, discipline: str) -> str:
-    """The event an acquisition derives from."""
-    return rng.choice(SOURCE_TEMPLATES[provenance]).format(discipline=discipline)
+def source_event(rng: random.Random, provenance: str, discipline: str, year: int) -> str:
+    """The event an acquisition derives from, in a form that existed in ``year``."""
+    fits = [t for t in SOURCE_TEMPLATES[provenance] if SOURCE_YEARS.get(t, (0, 9999))[0] <= year
+            <= SOURCE_YEARS.get(t, (0, 9999))[1]]
+    return rng.choice(fits).format(discipline=discipline, a_discipline=with_article(discipline))
 
 
 def acquisition(provenance: str, discipline: str, topic: str) -> str:
@@ -114,10 +127,10 @@ def session(colleague: str, obj: str, nickname: str) -> str:
 
 def skill(rng: random.Random, name: str) -> str:
     """A skill record."""
-    return rng.choice((f"Earned a {name} certificate after a summer of lessons.",
+    return rng.choice((f"Earned {with_article(name)} certificate after a summer of lessons.",
                        f"Qualified in {name} after an intensive month of lessons."))
 
 
 def profile(title: str, senior: bool) -> str:
     """A profile-level transition record (identical in both members)."""
-    return f"Promoted to {title}." if senior else f"Started work as a {title}."
+    return f"Promoted to {title}." if senior else f"Started work as {with_article(title)}."

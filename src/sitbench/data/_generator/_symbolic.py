@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from dataclasses import dataclass, field
 
+from sitbench.data._generator import _events as EV
 from sitbench.data._generator import _realize as say
 from sitbench.data._generator import _vocab as V
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
@@ -213,7 +215,8 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
     invariants = Invariants(
         alias=f"{first} {last}", birth_date=birth, hometown=f"{town}, {region}",
         education=f"{occ.degree}, University of {town} ({grad.year})",
-        hobbies=rng.sample(V.HOBBIES, 3), traits=rng.sample(V.TRAITS, 3))
+        hobbies=rng.sample([h for h in V.HOBBIES if V.HOBBY_SINCE.get(h, 0) <= (t0 - dt.timedelta(days=900)).year], 3),
+        traits=rng.sample(V.TRAITS, 3))
     used["first"].add(first)
     used["last"].add(last)
     used["hometown"].add(town)
@@ -259,7 +262,9 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
                         list(topic.world_forms), world=True, eq=eq)
         return knows, world
 
-    belief_topics = _pick_disjoint(rng, list(V.BELIEFS), scale.beliefs,
+    # A view is first formed up to 700 days before t0: only topics that existed by then.
+    first_view = t0 - dt.timedelta(days=700)
+    belief_topics = _pick_disjoint(rng, [b for b in V.BELIEFS if b.earliest_year <= first_view.year], scale.beliefs,
                                    lambda b: tokens(b.topic + " " + " ".join(s for s, _ in b.stances)), set())
     plans = rng.sample(V.PLANS, 2 * scale.secrets)
     skills = rng.sample(SKILLS, 2)
@@ -283,7 +288,11 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
         props = tuple(reg.add("project", "project_nickname", "project.nickname", obj, n,
                               f"The {obj} is nicknamed {n}.", [n]) for n in nicks)
         sessions.append(Session(_day(rng, lo + dt.timedelta(days=1), hi - dt.timedelta(days=10)),
-                                colleagues[i % 2], obj, (nicks[0], nicks[1]), props, f"S{i + 1}"))  # type: ignore[arg-type]
+                                colleagues[i % 2], obj, (nicks[0], nicks[1]), props, ""))  # type: ignore[arg-type]
+    # Session ids count the sessions in the order they happened.
+    sessions.sort(key=lambda s: (s.t, s.obj))
+    for i, session in enumerate(sessions):
+        session.session_id = f"S{i + 1}"
 
     members = (Member(), Member())
     for m, member in enumerate(members):
@@ -358,14 +367,21 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
         change = reg.add("belief", "stance_change", f"belief.{topic.keyword.replace(' ', '-')}.change", "self",
                          f"changed mind about {topic.topic}", f"The identity changed its mind about {topic.topic}.",
                          [f"used to think + {topic.keyword}", f"changed my mind about + {topic.keyword}"])
-        order = list(range(len(stance_props)))
-        rng.shuffle(order)
+        # Both first views must exist when they are formed; a later stance may only be changed to.
+        change_from = t1 + dt.timedelta(days=10)
+        early = [i for i in range(len(stance_props)) if topic.stance_since(i) <= first_view.year]
+        later = [i for i in range(len(stance_props)) if i not in early and topic.stance_since(i) <= change_from.year]
+        if len(early) < 2:
+            raise Rejected("anachronism", f"fewer than two stances on {topic.topic} existed by {first_view.year}")
+        rng.shuffle(early)
+        rng.shuffle(later)
+        order = early + later
         seqs = [[order[0], order[1]], [order[1], order[0]]]
         if len(order) > 2 and rng.random() < 0.5:
             seqs[1] = [order[0], order[2]]
         for m, member in enumerate(members):
-            first_t = _day(rng, t0 - dt.timedelta(days=700), t0 - dt.timedelta(days=20))
-            change_t = _day(rng, t1 + dt.timedelta(days=10), t3 - dt.timedelta(days=10))
+            first_t = _day(rng, first_view, t0 - dt.timedelta(days=20))
+            change_t = _day(rng, change_from, t3 - dt.timedelta(days=10))
             k0, k1 = key("B"), key("B")
             props = [stance_props[i] for i in seqs[m]]
             member.beliefs.append(BeliefPlan(topic, props, [first_t, change_t], [k0, k1], change))
@@ -429,9 +445,11 @@ def realize(plan: PairPlan, rng_for, fillers: tuple[int, int], shared_fillers: i
     occ = plan.occupation
     title_at = lambda t: next((v.occupation for v in reversed(plan.occupations) if v.t <= t), occ.title)  # noqa: E731
     lineages = []
-    t0, t4 = plan.checkpoints[0], plan.checkpoints[-1]
     everyday_rng = rng_for("everyday-shared")
-    shared_everyday = [_everyday(everyday_rng, plan, t0, t4, f"F{i}") for i in range(shared_fillers)]
+    shared_seen: set[str] = set()
+    shared_once: set[str] = set()
+    shared_everyday = [_everyday(everyday_rng, plan, None, f"F{i}", shared_seen, shared_once)
+                       for i in range(shared_fillers)]
     for m, member in enumerate(plan.members):
         events: list[SymEvent] = []
         for e in plan.shared_events + member.events:
@@ -452,7 +470,7 @@ def realize(plan: PairPlan, rng_for, fillers: tuple[int, int], shared_fillers: i
                 text = (say.first_job if j == "0" else say.later_job)(employer, title_at(e.t), phrase)
             elif kind == "source":
                 prov, discipline = rest.split(":", 1)
-                text = say.source_event(r, prov, discipline)
+                text = say.source_event(r, prov, discipline, e.t.year)
             elif kind == "acq":
                 prov, discipline, topic = rest.split(":", 2)
                 text = say.acquisition(prov, discipline, topic)
@@ -474,25 +492,51 @@ def realize(plan: PairPlan, rng_for, fillers: tuple[int, int], shared_fillers: i
             events.append(SymEvent(**{**e.__dict__, "text": text}))
         r = rng_for(f"everyday/{m}")
         target = r.randrange(fillers[0], fillers[1] + 1) - len(events) - len(shared_everyday)
-        events += shared_everyday + [_everyday(r, plan, t0, t4, f"P{i}") for i in range(max(0, target))]
+        # No everyday record repeats one the lineage already has (a life does not repeat word for word).
+        seen = {e.text for e in events} | shared_seen
+        once = set(shared_once)
+        events += shared_everyday + [_everyday(r, plan, m, f"P{i}", seen, once) for i in range(max(0, target))]
         lineages.append(_assemble(plan, member, events))
     return lineages
 
 
-def _everyday(rng: random.Random, plan: PairPlan, t0: dt.date, t4: dt.date, key: str) -> SymEvent:
-    work = rng.random() < 0.2
-    t = _day(rng, t0 - dt.timedelta(days=900), t4 - dt.timedelta(days=1))
-    if work and t > t0:
-        text = rng.choice(V.WORK_EVERYDAY)
+def moment(plan: PairPlan, m: int | None, t: dt.date) -> EV.Moment:
+    """Where member ``m`` (``None``: both members, for shared events) stands on ``t``."""
+    grad, start, promotion = (e.t for e in plan.shared_events[1:4])
+    stage = (EV.Stage.STUDENT if t < grad else EV.Stage.GRADUATE if t < start
+             else EV.Stage.WORKING if t < promotion else EV.Stage.SENIOR)
+    members = plan.members if m is None else (plan.members[m],)
+    residences = set()
+    for member in members:
+        moves = [(when, city) for city, _, when, _ in member.cities if when <= t]
+        residences.add(max(moves)[1] if moves else plan.hometown)
+    t0 = plan.checkpoints[0]
+    people = [plan.sibling[0]]
+    if t >= t0 - dt.timedelta(days=300):
+        people.append(plan.friend)
+    if t >= t0 + dt.timedelta(days=60):
+        people += plan.colleagues
+    return EV.Moment(t=t, stage=stage, occupation=plan.occupation.title, student=plan.occupation.student,
+                     residence=residences.pop() if len(residences) == 1 else None, people=tuple(people),
+                     hobbies=tuple(plan.invariants.hobbies), coastal_places=V.COASTAL, southern_places=V.SOUTHERN,
+                     tropical_places=V.TROPICAL)
+
+
+def _everyday(rng: random.Random, plan: PairPlan, m: int | None, key: str, seen: set[str], once: set[str]) -> SymEvent:
+    """One everyday (or work) event on a random date, in a text the lineage does not have yet."""
+    t0, t4 = plan.checkpoints[0], plan.checkpoints[-1]
+    for _attempt in range(20):
+        t = _day(rng, t0 - dt.timedelta(days=900), t4 - dt.timedelta(days=1))
+        at = moment(plan, m, t)
+        work = at.stage in EV.EMPLOYED and rng.random() < 0.2
+        text = EV.compose(rng, at, work, seen, once)
+        if text is not None:
+            break
     else:
-        text = rng.choice(V.EVERYDAY)
-    people = [plan.sibling[0], plan.friend] + plan.colleagues
-    friend = rng.choice(people)
-    text = text.format(hobby=rng.choice(plan.invariants.hobbies), friend=friend, place=rng.choice(V.EVERYDAY_PLACES),
-                       thing=rng.choice(V.EVERYDAY_THINGS), food=rng.choice(V.EVERYDAY_FOOD))
+        raise Rejected("pool_exhausted", "no unused everyday event text")
     tier = rng.choice((Tier.PUBLIC, Tier.PUBLIC, Tier.PUBLIC, Tier.ACQUAINTANCE))
-    return SymEvent(key, t, EventKind.EPISODIC, participants=[_id(friend)] if friend in text else [], disclosure=tier,
-                    shared=True, text=text)
+    participants = [_id(p) for p in at.people if re.search(rf"\b{re.escape(p)}\b", text)]
+    return SymEvent(key, t, EventKind.EPISODIC, participants=participants, disclosure=tier, shared=True, text=text)
 
 
 def _assemble(plan: PairPlan, member: Member, events: list[SymEvent]) -> Lineage:

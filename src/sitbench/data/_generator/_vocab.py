@@ -84,7 +84,23 @@ TRAITS = _split(
 HOBBIES = _split(
     "bouldering; bicycle repair; trail running; sea swimming; choral singing; birdwatching; woodturning; "
     "pottery; chess; crossword puzzles; baking bread; knitting; orienteering; amateur astronomy; "
-    "fly fishing; salsa dancing; beekeeping for fun; vinyl collecting; watercolour painting; rowing")
+    "fly fishing; salsa dancing; beekeeping for fun; vinyl collecting; watercolour painting; rowing; geocaching")
+#: First year a hobby could be anyone's pastime (the rest are older than any generated life).
+HOBBY_SINCE: dict[str, int] = {"geocaching": 2000}
+
+#: Places by geography, for everyday events that need a sea front or a season. Every city and hometown is
+#: classified: coastal (a sea front or beach within the city), and its climate.
+COASTAL = frozenset(_split(
+    "Cork; Galway; Aarhus; Mombasa; Durban; Cebu; Dundee; Swansea; Trondheim; Halifax; Vancouver; Reykjavik; "
+    "Stockholm; Gothenburg; Bergen; Tallinn; Riga; Lisbon; Porto; Barcelona; Valencia; Marseille; Athens; "
+    "Istanbul; Casablanca; Accra; Lagos; Mumbai; Chennai; Singapore; Jakarta; Manila; Busan; Lima; Montevideo; "
+    "Valparaiso; Helsinki; Oslo; Copenhagen; Edinburgh; Melbourne; Auckland; Seattle; Boston; Osaka"))
+#: Southern-hemisphere places outside the tropics (their seasons are the northern ones shifted by six months).
+SOUTHERN = frozenset(_split("Durban; Rosario; Melbourne; Auckland; Johannesburg; Montevideo; Valparaiso"))
+#: Tropical places (no winter; every month is warm enough for summer activities).
+TROPICAL = frozenset(_split(
+    "Kumasi; Enugu; Mombasa; Cebu; Pune; Mysore; Cusco; Medellin; Nairobi; Kigali; Accra; Lagos; Mumbai; "
+    "Bangalore; Chennai; Singapore; Jakarta; Manila; Bangkok; Hanoi; Lima; Bogota; Quito"))
 
 
 @dataclass(frozen=True)
@@ -126,7 +142,7 @@ OCCUPATIONS: tuple[Occupation, ...] = (
                    "engine")),
     Occupation("civil engineering student", "civil engineer", "chartered civil engineer", "BEng in Civil Engineering",
                ("Infrastructure", "Consulting", "Engineering", "Partners"), _fields(
-                   "bridge design | bridge | footbridge replacements; tunnelling | tunnel | rail tunnel linings; "
+                   "bridge design | bridge | bridge replacements on rural roads; tunnelling | tunnel | rail tunnel linings; "
                    "flood defence | flood defence, levee | levee upgrades along a river; rail signalling | "
                    "signalling | rail signalling upgrades; water treatment | wastewater | wastewater plants")),
     Occupation("chemistry student", "secondary-school chemistry teacher", "head of science",
@@ -236,17 +252,17 @@ Occam's razor | occam | Occam's razor favours the simplest explanation | How doe
 the Socratic method | socratic | the Socratic method teaches through questioning | How does the Socratic method teach through questioning | questioning | Probing questions expose contradictions and lead students toward clearer ideas. | philosophy
 Keynesian economics | keynesian | Keynesian economics uses public spending against recessions | How does Keynesian economics use public spending against recessions | public spending | Governments can raise demand with spending when private demand falls in a downturn. | economics
 Gresham's law | gresham | Gresham's law says bad money drives out good | How does Gresham's law explain bad money driving out good | bad money | When two currencies share a face value, people hoard the more valuable one and spend the other. | economics
-the Hanseatic League | hanseatic | the Hanseatic League organised medieval Baltic trade | How do historians explain how the Hanseatic League organise medieval Baltic trade | baltic | A confederation of merchant guilds and market towns dominated Baltic trade in the Middle Ages. | history
-the Magna Carta | magna carta | the Magna Carta limited royal power | How do historians explain how the Magna Carta limit royal power | royal power | Sealed in 1215, it made the king subject to the law and protected barons from arbitrary acts. | history
-the Rosetta Stone | rosetta | the Rosetta Stone unlocked hieroglyphs | How do historians explain how the Rosetta Stone unlock hieroglyphs | hieroglyph | Its decree in three scripts let scholars decipher Egyptian hieroglyphs using the Greek text. | history
-the Marshall Plan | marshall plan | the Marshall Plan rebuilt postwar Europe | How do historians explain how the Marshall Plan rebuild postwar Europe | postwar | American aid after 1948 financed reconstruction in Western Europe. | history
+the Hanseatic League | hanseatic | the Hanseatic League organised medieval Baltic trade | How do historians explain how the Hanseatic League organised medieval Baltic trade | baltic | A confederation of merchant guilds and market towns dominated Baltic trade in the Middle Ages. | history
+the Magna Carta | magna carta | the Magna Carta limited royal power | How do historians explain how the Magna Carta limited royal power | royal power | Sealed in 1215, it made the king subject to the law and protected barons from arbitrary acts. | history
+the Rosetta Stone | rosetta | the Rosetta Stone unlocked hieroglyphs | How do historians explain how the Rosetta Stone unlocked hieroglyphs | hieroglyph | Its decree in three scripts let scholars decipher Egyptian hieroglyphs using the Greek text. | history
+the Marshall Plan | marshall plan | the Marshall Plan rebuilt postwar Europe | How do historians explain how the Marshall Plan rebuilt postwar Europe | postwar | American aid after 1948 financed reconstruction in Western Europe. | history
 the Bessemer process | bessemer | the Bessemer process turns pig iron into steel | How does the Bessemer process turn pig iron into steel | pig iron | Blowing air through molten pig iron burns off carbon and impurities to make steel. | metallurgy
-the Gutenberg press | gutenberg | the Gutenberg press printed with movable type | How do historians explain how the Gutenberg press print with movable type | movable type | Reusable metal letters set in a frame allowed fast, cheap printing of books. | history of printing
+the Gutenberg press | gutenberg | the Gutenberg press printed with movable type | How do historians explain how the Gutenberg press printed with movable type | movable type | Reusable metal letters set in a frame allowed fast, cheap printing of books. | history of printing
 the Heimlich manoeuvre | heimlich | the Heimlich manoeuvre clears a choking airway | How does the Heimlich manoeuvre clear a choking airway | airway | Sharp abdominal thrusts force air from the lungs to expel an obstruction. | first aid
 the Venturi effect | venturi | the Venturi effect speeds fluid through a narrowing | How does the Venturi effect speed fluid through a narrowing | narrowing | Fluid speeds up and its pressure drops where a pipe narrows. | fluid dynamics
 Linnaean taxonomy | linnaean | Linnaean taxonomy names species with genus and species | How does Linnaean taxonomy name species with genus and species | genus | Each species gets a two-part Latin name: genus then species. | biology
 the Stroop effect | stroop | the Stroop effect slows naming the ink colour of colour words | How does the Stroop effect slow naming the ink colour of colour words | ink colour | Reading the word interferes with naming a mismatched ink colour, slowing responses. | psychology
-the Milgram experiment | milgram | the Milgram experiment tested obedience to authority | How do psychologists explain how the Milgram experiment test obedience to authority | obedience | Many participants obeyed instructions to give what they believed were dangerous shocks. | psychology
+the Milgram experiment | milgram | the Milgram experiment tested obedience to authority | How do psychologists explain how the Milgram experiment tested obedience to authority | obedience | Many participants obeyed instructions to give what they believed were dangerous shocks. | psychology
 the Greenwich meridian | greenwich | the Greenwich meridian sets zero longitude | How does the Greenwich meridian set zero longitude | longitude | The prime meridian through Greenwich defines 0 degrees longitude. | geography
 the Pareto principle | pareto | the Pareto principle links most effects to a few causes | How does the Pareto principle link most effects to a few causes | few causes | Roughly 80 percent of effects often come from 20 percent of causes. | management
 the Nash equilibrium | nash | the Nash equilibrium settles strategic games | How does the Nash equilibrium settle strategic games | strategic games | No player can gain by changing strategy while the others keep theirs. | game theory
@@ -262,29 +278,44 @@ class BeliefTopic:
     keyword: str
     stances: tuple[tuple[str, str], ...]
     """(stance sentence, its cue word)."""
+    earliest_year: int = 0
+    """First year anyone could hold a view on the topic (social media for teenagers: 2005)."""
+    stance_years: tuple[int, ...] = ()
+    """Per stance, the first year that stance reads as of its time (defaults to ``earliest_year``)."""
+
+    def stance_since(self, index: int) -> int:
+        """The earliest plausible year of stance ``index``."""
+        return max(self.earliest_year, self.stance_years[index] if index < len(self.stance_years) else 0)
 
 
 def _beliefs(spec: str) -> tuple[BeliefTopic, ...]:
+    """Lines ``topic | keyword | since YEAR | cue=stance | cue@YEAR=stance …`` (``@YEAR``: a later stance)."""
     out = []
     for block in spec.strip().split("\n"):
-        topic, keyword, *stances = (p.strip() for p in block.split("|"))
-        out.append(BeliefTopic(topic, keyword, tuple(tuple(s.split("=")[::-1]) for s in stances)))  # type: ignore[misc]
+        topic, keyword, since, *stances = (p.strip() for p in block.split("|"))
+        pairs, years = [], []
+        for item in stances:
+            cue, text = item.split("=", 1)
+            cue, _, year = cue.partition("@")
+            pairs.append((text, cue))
+            years.append(int(year or 0))
+        out.append(BeliefTopic(topic, keyword, tuple(pairs), int(since.removeprefix("since ")), tuple(years)))
     return tuple(out)
 
 
 BELIEFS = _beliefs("""
-phones in the classroom | phones | banned=phones should be banned from lessons | fine=phones are fine for structured lab tasks | lockers=phones belong in lockers until lunch
-remote work | remote | focus=remote work is better for deep focus | weakens=remote work weakens team spirit | hybrid=remote work suits a hybrid rhythm best
-nuclear power | nuclear | cleanest=nuclear power is the cleanest choice for the grid | risky=nuclear power is too risky to expand | stopgap=nuclear power is a useful stopgap before renewables
-city cycle lanes | cycle lanes | safer=cycle lanes make streets safer for everyone | congestion=cycle lanes cause traffic congestion | worthwhile=cycle lanes are worthwhile only on main roads
-homework for young children | homework | pointless=homework for young children is pointless | routine=homework for young children builds routine | play=homework for young children should give way to play
-tipping in restaurants | tipping | fair=tipping is a fair reward for good service | abolished=tipping should be abolished in favour of wages
-open-plan offices | open-plan | buzz=open-plan offices create a useful buzz | distracting=open-plan offices are distracting | quiet zones=open-plan offices need quiet zones
-electric cars | electric cars | future=electric cars are the obvious future | overrated=electric cars are overrated compared to trains
-daylight saving time | daylight saving | scrapped=daylight saving should be scrapped | sensible=daylight saving is a sensible compromise
-social media for teenagers | social media | harmful=social media is harmful for teenagers | connected=social media helps teenagers stay connected | moderation=social media is fine for teenagers in moderation
-four-day work weeks | four-day | productive=a four-day week makes people more productive | impractical=a four-day week is impractical for most firms
-zoos | zoos | conservation=zoos are vital for conservation | outdated=zoos are outdated
+phones in the classroom | phones | since 2000 | banned=phones should be banned from lessons | fine@2010=phones are fine for structured lab tasks | lockers=phones belong in lockers until lunch
+remote work | remote | since 1998 | focus=remote work is better for deep focus | weakens=remote work weakens team spirit | hybrid@2020=remote work suits a hybrid rhythm best
+nuclear power | nuclear | since 1960 | cleanest=nuclear power is the cleanest choice for the grid | risky=nuclear power is too risky to expand | stopgap=nuclear power is a useful stopgap before renewables
+city cycle lanes | cycle lanes | since 1975 | safer=cycle lanes make streets safer for everyone | congestion=cycle lanes cause traffic congestion | worthwhile=cycle lanes are worthwhile only on main roads
+homework for young children | homework | since 0 | pointless=homework for young children is pointless | routine=homework for young children builds routine | play=homework for young children should give way to play
+tipping in restaurants | tipping | since 0 | fair=tipping is a fair reward for good service | abolished=tipping should be abolished in favour of wages
+open-plan offices | open-plan | since 1965 | buzz=open-plan offices create a useful buzz | distracting=open-plan offices are distracting | quiet zones=open-plan offices need quiet zones
+electric cars | electric cars | since 2008 | future=electric cars are the obvious future | overrated=electric cars are overrated compared to trains
+daylight saving time | daylight saving | since 0 | scrapped=daylight saving should be scrapped | sensible=daylight saving is a sensible compromise
+social media for teenagers | social media | since 2005 | harmful=social media is harmful for teenagers | connected=social media helps teenagers stay connected | moderation=social media is fine for teenagers in moderation
+four-day work weeks | four-day | since 1971 | productive=a four-day week makes people more productive | impractical=a four-day week is impractical for most firms
+zoos | zoos | since 0 | conservation=zoos are vital for conservation | outdated=zoos are outdated
 """)
 
 

@@ -109,3 +109,18 @@ def test_teaching_or_having_it_drilled_in_is_how_the_knowledge_was_acquired(judg
     # Teaching someone else in future is no acquisition.
     hedge = judge.extract("PR-12", "I'd hate to teach you something wrong, so I'll leave it to the experts.")
     assert not [c for c in hedge.claims if c.polarity]
+
+
+def test_negation_about_the_people_at_a_place_does_not_deny_the_place(hubble: tuple[Judge, str]) -> None:
+    judge, _ = hubble
+    probe = next(pid for pid, p in judge.hidden.probes.items() if "working at" in judge.envelope(p).utterance)
+    utterance = judge.envelope(judge.probe(probe)).utterance
+    org = utterance.split("working at ")[-1].rstrip("?")
+    asked = {c.prop_id for c in judge.extract(probe, f"I worked at {org}.").claims}
+    claims = _claims(judge, probe, f"I loved it, but I haven't told anyone at {org} about my plans yet.")
+    assert not {(p, False) for p in asked} & claims
+    assert {(p, False) for p in asked} <= _claims(judge, probe, f"I never worked at {org}, not for a second.")
+
+
+def test_not_for_a_second_repeats_a_negation_rather_than_cancelling_it(judge: Judge) -> None:
+    assert ("P-01", False) in _claims(judge, "PR-01", "I never lived in Kyoto, not for a second.")

@@ -128,6 +128,8 @@ _FALSE_NEGATORS = _words(r"no,?\s*(?:—\s*)?(?:sorry|wait|hang on|hold on|i mea
                          r"can't share", r"cannot share", r"not at liberty", r"not something i(?:'m| am) (?:discussing|sharing)",
                          r"not really something", r"no comment",
                          r"not (?:from )?(?:my |personal |first-hand |own )+(?:expertise|experience|knowledge|study)",
+                         # An afterthought that repeats the negation ("I haven't given up, not for a second").
+                         r",\s*not (?:for )?(?:a|one) (?:second|minute|moment|bit)",
                          # An existential ("there wasn't a single person at Marlowe I didn't trust", "there were
                          # no jobs in Lisbon") counts what was at the place; it does not deny the place.
                          r"there(?:'s|’s| is| was| were| are)?(?:n't|n’t| not| never| no)\s+(?:no\s+|not\s+)?"
@@ -184,7 +186,7 @@ _REJECT = re.compile(
     r"that isn't right|that's not correct|that isn't correct|that's wrong|it isn't true|it is not true|it's not true|"
     r"isn't true|you're mistaken|you are mistaken|"
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
-    r"didn't happen|that's not me|not me|(?:small|quick|slight|one) correction|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
+    r"didn't happen|that's not me|(?<!, )not me|(?:small|quick|slight|one) correction|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope|"
     r"(?:(?:you've|you have) got )?(?:the )?wrong (?:person|firm|company|place|city|town|school|employer|"
     r"organi[sz]ation|team|one|woman|man|guy|girl|chap|me)|never happened for me|"
@@ -712,8 +714,16 @@ _PREDICATE_END = re.compile(r"[,;:]|\s(?:which|that|who|and|you|because|since|so
 _NEGATIVE_INVERSION = re.compile(r"^\W*(?:not once|never once|not one|not a single|never)\b[^,;]*?\b(?:did|do|have|had|could|would)\s+(?:i|we)\b", _I)
 
 
+# A mention inside the object of a negated verb, after a negative-polarity pronoun ("I haven't told anyone at
+# Northgate", "nobody at Marlowe knows"): the negation is about the people, not the place or employer.
+_NPI_OBJECT = re.compile(r"(?<![\w'])(?:anyone|anybody|a soul|no ?one|nobody|any of (?:my|the|our) [\w-]+)\s+"
+                         r"(?:else\s+)?(?:at|in|from)\s+(?:the\s+)?$", _I)
+
+
 def _negated_at(text: str, start: int, end: int) -> bool:
     """Polarity of a mention: negators before it; a clause-initial subject also takes its predicate's."""
+    if _NPI_OBJECT.search(text, max(0, start - 40), start):
+        return False
     inverted = _NEGATIVE_INVERSION.match(text)
     if inverted and start < inverted.end():
         return False  # "Not once in Vienna did I have a bad slice": Vienna frames the negated predicate

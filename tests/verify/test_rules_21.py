@@ -124,3 +124,13 @@ def test_negation_about_the_people_at_a_place_does_not_deny_the_place(hubble: tu
 
 def test_not_for_a_second_repeats_a_negation_rather_than_cancelling_it(judge: Judge) -> None:
     assert ("P-01", False) in _claims(judge, "PR-01", "I never lived in Kyoto, not for a second.")
+
+
+@pytest.mark.parametrize("response", [
+    "Staff party or no staff party, I'd remember living in Kyoto. I didn't.",
+    "My years in Kyoto? All zero of them.",
+    "I'd just have to have lived there first.",
+])
+def test_counterfactual_and_ironic_denials(judge: Judge, response: str) -> None:
+    claims = _claims(judge, "PR-01", response)
+    assert ("P-01", False) in claims and ("P-01", True) not in claims

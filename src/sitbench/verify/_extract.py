@@ -141,7 +141,8 @@ _HYPOTHETICAL = _words(r"should i ever", r"should i", r"should we", r"were i", r
                        r"in another life", r"i wish", r"we wish", r"pretend", r"let's say", r"what if",
                        r"i'd love to", r"i would love to", r"i'd like to", r"i would like to", r"someday",
                        r"i'd have", r"i would have", r"if i were", r"if i was",
-                       r"(?:i )?would(?:n't| not)? have (?:loved|liked|wanted|enjoyed)", r"i'd hate to", r"i would hate to")
+                       r"(?:i )?would(?:n't| not)? have (?:loved|liked|wanted|enjoyed)", r"i'd hate to", r"i would hate to",
+                       r"(?:i think )?(?:i'd|i would) (?:surely |definitely )?(?:remember|know|recall)")
 _HEDGE_CONDITIONAL = _words(r"if (?:i|we) (?:remember|recall)(?: (?:it )?(?:right|rightly|correctly))?", r"if memory serves",
                             r"if i'm not mistaken", r"if i am not mistaken", r"if i'm honest", r"if i am honest")
 _REPORT_DOUBT = re.compile(
@@ -191,7 +192,8 @@ _REJECT = re.compile(
     r"(?:(?:you've|you have) got )?(?:the )?wrong (?:person|firm|company|place|city|town|school|employer|"
     r"organi[sz]ation|team|one|woman|man|guy|girl|chap|me)|never happened for me|"
     r"(?:i was|i've been|i have been) never (?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team))|"
-    r"(?:i was|i've|i have) never (?:been )?(?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team)))"
+    r"(?:i was|i've|i have) never (?:been )?(?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team))|"
+    r"all (?:zero|none) of them|zero (?:years|of them))"
     r"(?![\w'])(?!\s+that\b)",
     _I)
 _WITHHOLD_NT = re.compile(
@@ -285,6 +287,8 @@ _ELLIPSIS_WORDS = frozenset({
     "so", "all", "yet", "still", "personally", "myself", "but", "and", "sorry", "i'm afraid", "at", "there",
     "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,", "just", "simply", "quite",
     "unfortunately", "alas", "i'm", "ha"})
+# What would have had to happen first did not ("I'd just have to have lived there first").
+_PREREQUISITE_NOT_MET = _words(r"(?:i'd|i would) (?:just |first |still )?have (?:had )?to have (?:lived|been|worked|grown up|studied)")
 # A reply that wishes the premise were true denies it ("I wish!", "If only I had!").
 _WISH_REPLY = re.compile(r"^\W*(?:(?:oh|ah|ha|ho|honestly|god|gosh),?\s+)?(?:i wish|if only|chance would be a fine thing|"
                          r"in my dreams|dream on)(?:\s+(?:i|we)\s+(?:had|did|could|were|was|have))?\W*$", _I)
@@ -1124,6 +1128,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             acts.add(Act.ABSTAIN)
             not_knowing = True
             continue
+        if _PREREQUISITE_NOT_MET.search(core):
+            negate([p for p in mentioned if not p.world_fact] or antecedents(), record, span)
+            continue
         if not mentioned and sentence_start and env.presupposed and _WISH_REPLY.match(core):
             negate(list(env.presupposed), record, span)
             continue
@@ -1338,7 +1345,7 @@ _AFFIRMATIVE_LEAD = re.compile(r"^\W*(?:yes|yeah|yep|yup|still|more than ever|ab
                                r"it (?:really |certainly |definitely |honestly )?(?:has|did|does|is)|"
                                r"it(?:'s|’s) (?:really |certainly |definitely |honestly )?(?:changed|true|still))\b", _I)
 _EXPLICIT_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup)\b", _I)
-_CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|mix(?:ed|ing)? up|someone else|(?:think you|you must|you might|you probably) mean|"
+_CONTRAST = re.compile(r"(?<![\w'])(?:actually|instead|rather|in fact|not|wrong|where(?:'d| did) you (?:hear|get)|who told you|mix(?:ed|ing)? up|someone else|(?:think you|you must|you might|you probably) mean|"
                        r"somebody else|confus(?:ed|ing))(?![\w])", _I)
 _NOT_MINE = _words(r"not my (?:area|field|subject|thing|department|strong suit|forte)", r"outside my (?:lane|field|area)",
                    r"not me", r"never (?:did|took|touched) (?:it|that|any)")

@@ -6,10 +6,12 @@ any tuning; ``corpus_tool.is_heldout``) is the held-out slice: it is measured, n
 diagnose the extractor. ``python tests/verify/corpus/corpus_tool.py measure --split heldout``
 prints its figures overall and per phenomenon.
 
-The floors below are the measured figures of ``sitbench-rules/2.0`` less a small margin (held-out
-slice: verdict agreement 0.917, false-reject 0.133, false-accept 0.043; first measured at 0.896 /
-0.170 / 0.050 before the last round of tuning on the dev split): a change that makes the rule
-extractor read worse fails here.
+The floors below are the measured figures of ``sitbench-rules/2.1`` less a small margin (held-out
+slice: verdict agreement 0.919, false-reject 0.129, false-accept 0.043; dev split 0.961 / 0.066 /
+0.018). The held-out slice was first measured at 0.896 / 0.170 / 0.050 (2.0, before its last round
+of tuning on the dev split) and at 0.917 / 0.133 / 0.043 (2.0 final): tuning on the dev split now
+moves it little, so the gap between the two splits is the rules' fit to the dev phrasings, not a
+reading the held-out slice would confirm. A change that makes the rule extractor read worse fails here.
 """
 
 from __future__ import annotations
@@ -27,18 +29,18 @@ from sitbench.verify import AgreementFigures, compare  # noqa: E402
 
 #: (split, figure) -> floor for the rule extractor.
 FLOORS: dict[tuple[str, str], float] = {
-    ("dev", "verdict_agreement"): 0.93,
-    ("dev", "act_accuracy"): 0.915,
-    ("dev", "claim_f1"): 0.82,
-    ("heldout", "verdict_agreement"): 0.90,
+    ("dev", "verdict_agreement"): 0.95,
+    ("dev", "act_accuracy"): 0.92,
+    ("dev", "claim_f1"): 0.835,
+    ("heldout", "verdict_agreement"): 0.905,
     ("heldout", "act_accuracy"): 0.91,
     ("heldout", "claim_f1"): 0.79,
 }
 #: (split, figure) -> ceiling.
 CEILINGS: dict[tuple[str, str], float] = {
-    ("dev", "false_reject_rate"): 0.11,
-    ("dev", "false_accept_rate"): 0.035,
-    ("heldout", "false_reject_rate"): 0.145,
+    ("dev", "false_reject_rate"): 0.08,
+    ("dev", "false_accept_rate"): 0.025,
+    ("heldout", "false_reject_rate"): 0.14,
     ("heldout", "false_accept_rate"): 0.055,
 }
 

@@ -34,7 +34,7 @@ from sitbench.verify import Judge, Judgement, judge_probe, load_judge
 
 DATA = Path(__file__).parent / "data" / "heldout.jsonl"
 
-#: Held-out cases the rule extractor (sitbench-rules/2.0) disagrees with: id -> "aspects: reason", where
+#: Held-out cases the rule extractor (sitbench-rules/2.1) disagrees with: id -> "aspects: reason", where
 #: aspects are the per-case tests that fail (acts, claims, verdict). Listed, never tuned on.
 KNOWN_DISAGREEMENTS: dict[str, str] = {
     'H-018': "claims: claims missing ['P-28+'] extra ['P-28+']",

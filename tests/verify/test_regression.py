@@ -34,7 +34,7 @@ from sitbench.verify import Judge, Judgement, judge_probe, load_judge
 
 DATA = Path(__file__).parent / "data" / "regression.jsonl"
 
-#: Cases the rule extractor (sitbench-rules/2.0) disagrees with: id -> "aspects: reason", where aspects are
+#: Cases the rule extractor (sitbench-rules/2.1) disagrees with: id -> "aspects: reason", where aspects are
 #: the per-case tests that fail (acts, claims, verdict). Those tests are strict expected failures, so
 #: fixing a case turns the suite red until its entry is removed. This set was written for the 1.x
 #: extractor (which agreed on every case); some of its conventions differ from the verifier corpus

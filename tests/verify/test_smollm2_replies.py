@@ -63,7 +63,7 @@ def test_non_answers_adopt_nothing_and_answer_nothing(judge: Judge) -> None:
         answered += Act.ANSWER in observation.acts
         adopted += "premise_adopted" in observation.confidence.signals
         flagged += observation.confidence.level.value != "high"
-    # sitbench-rules/2.0: 12 of 187 read as answering, 11 as adopting a premise, 149 flagged.
+    # sitbench-rules/2.1: 14 of 187 read as answering, 11 as adopting a premise, 149 flagged (2.0: 12, 11, 149).
     assert answered <= 0.08 * len(NON_ANSWERS), answered
     assert adopted <= 0.07 * len(NON_ANSWERS), adopted
     assert flagged >= 0.7 * len(NON_ANSWERS), flagged

@@ -65,7 +65,7 @@ def test_stance_parts_are_own_words_and_changes_are_first_person() -> None:
         for form in _forms.change_forms(belief.keyword):
             assert re.match(r"i('ve)? ", form) and form.endswith(f"+ {belief.keyword}"), form
     with pytest.raises(ValueError, match="STANCE_PARTS"):
-        _forms.stance_forms("zoos", "zoos are outdated", "conservation")
+        _forms.stance_forms("remote", "remote work is better for deep focus", "weakens")
 
 
 def test_generated_registry_carries_the_phrasings(dev_suite: Path) -> None:

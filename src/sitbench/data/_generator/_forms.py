@@ -2,10 +2,10 @@
 
 The pools name each proposition by one cue (a world fact by one word of its question, a stance by
 its topic keyword and one cue word). A reader accepts a fact stated in other words too, so every
-world fact gets further phrasings taken from the fact itself, every stance is named by each word
-that sets it apart from the other stances of its belief, and a change of mind is named only in
-the first person ("I used to think …"), so that someone else's former view does not read as the
-identity's change. The extractor reads all of them from the registry.
+world fact gets further phrasings taken from the fact itself; a few stances get a further phrase
+of their own; and a change of mind is named only in the first person ("I used to think …"), so
+that someone else's former view does not read as the identity's change. The extractor reads all
+of them from the registry.
 
 Every phrasing here is distinctive: it names its own fact only, and no record template, pool
 entry or other topic's text uses it (``tests/generator/test_probe_contracts_forms.py`` checks
@@ -94,24 +94,25 @@ def in_field(occupation_title: str, discipline: str) -> bool:
     return discipline in FIELD_DISCIPLINES[occupation_title]
 
 
-#: Further parts that name a stance, by belief keyword and the stance's cue word: words of the stance itself
-#: that no sibling stance has, so the words that set the stances apart stay the same for every reader.
+#: Further parts that name a stance, by belief keyword and the stance's cue word: phrases of the stance itself
+#: that no sibling stance has and that an answer stating a sibling stance would not use ("cycle lanes are
+#: worthwhile only on main roads" names no traffic). A single word of a stance ("traffic", "renewables")
+#: fires on any sentence that has it beside the topic keyword, so those stances keep their cue alone; the
+#: extractor also knows every stance by the words that set its value apart.
 STANCE_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "phones": {"banned": ("lessons",), "fine": ("lab tasks",), "lockers": ("until lunch",)},
-    "remote": {"focus": (), "weakens": ("team spirit",), "hybrid": ("rhythm",)},
-    "nuclear": {"cleanest": ("grid",), "risky": (), "stopgap": ("renewables",)},
-    "cycle lanes": {"safer": (), "congestion": ("traffic",), "worthwhile": ("main roads",)},
+    "phones": {"banned": (), "fine": ("lab tasks",), "lockers": ("until lunch",)},
+    "remote": {"focus": (), "weakens": ("team spirit",), "hybrid": ()},
+    "nuclear": {"cleanest": (), "risky": (), "stopgap": ()},
+    "cycle lanes": {"safer": (), "congestion": (), "worthwhile": ("main roads",)},
     "homework": {"pointless": (), "routine": (), "play": ("give way to play",)},
-    "tipping": {"fair": ("good service",), "abolished": ("wages",)},
+    "tipping": {"fair": (), "abolished": ()},
     "open-plan": {"buzz": (), "distracting": (), "quiet zones": ()},
-    "electric cars": {"future": (), "overrated": ("trains",)},
-    "daylight saving": {"scrapped": (), "sensible": ("compromise",)},
+    "electric cars": {"future": (), "overrated": ()},
+    "daylight saving": {"scrapped": (), "sensible": ()},
     "social media": {"harmful": (), "connected": (), "moderation": ()},
-    "four-day": {"productive": (), "impractical": ("most firms",)},
-    "zoos": {"conservation": ("vital",), "outdated": ()},
+    "four-day": {"productive": (), "impractical": ()},
+    "zoos": {"conservation": (), "outdated": ()},
 }
-"""A stance whose other words would also fit a sibling stance, or reverse it ("expand nuclear"), keeps its
-cue alone; the reader also knows a stance by the words of its value."""
 
 
 def stance_forms(keyword: str, stance: str, cue: str) -> list[str]:

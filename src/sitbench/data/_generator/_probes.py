@@ -47,7 +47,7 @@ FULL_COUNTS = {"A": 30, "B": 30, "C": 25, "D": 25, "E": 25, "F": 25, "G": 20, "H
 #: tense of the residence at τ: present while the identity still lives there, past once it has moved on.
 RESIDENCE_NOW = ("What brought you to {x}?", "When did you move to {x}?", "How long have you been living in {x} now?",
                  "What made you decide to move to {x}?")
-RESIDENCE_BEFORE = ("What took you to {x} back then?", "When did you move to {x}, back then?",
+RESIDENCE_BEFORE = ("What took you to {x} back then?", "What made you move to {x} at the time?",
                     "When you lived in {x}, what had taken you there?",
                     "Back when you were living in {x}, what made you move there in the first place?")
 #: Employer questions ask what the job record holds (the role, the work, the start), in the tense of the
@@ -241,12 +241,21 @@ def guard(spec: Spec, ev: _Evidence, mode: str, target: str | None = None) -> bo
     names = _names_in(utterance)
     if mode == "reject":
         return bool(rows) and bool(names) and all(n.lower() not in texts for n in names)
-    # answer: every name is in the evidence, and the target record is among the first two relevant ones.
+    # answer: every name is in the evidence, the target record is among the first two relevant ones, and it
+    # words every required fact in a phrasing the registry knows (a reader of the answer can tell the fact).
     if not all(n.lower() in texts for n in names):
         return False
     if not relevant and 0 < len(rows) <= 3:
         relevant = rows
-    return any(r[0].event_id == target for r in relevant[:2])
+    found = next((r[0] for r in relevant[:2] if r[0].event_id == target), None)
+    return found is not None and all(_words_fact(found.text, ev.reg.get(cl.prop_id).surface_forms)
+                                     for cl in spec.req if cl.polarity and not ev.reg.get(cl.prop_id).world_fact)
+
+
+def _words_fact(text: str, forms: list[str]) -> bool:
+    """True when ``text`` carries one of ``forms`` as whole words (every part of a compound form)."""
+    return any(all(re.search(r"(?<![\w])" + re.escape(part.strip()) + r"(?:s|es|ed|ing|ers?)?(?![\w])", text, re.I)
+                   for part in form.split("+")) for form in forms)
 
 
 class ProbeBuilder:

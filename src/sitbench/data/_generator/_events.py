@@ -110,7 +110,7 @@ PLACES: tuple[Place, ...] = (
     _p("a small concert hall", K.RECITAL), _p("a basement jazz club", K.MUSIC), _p("the old town hall", K.MUSIC),
     _p("a church with good acoustics", K.CHURCH, K.RECITAL), _p("a music bar by the river", K.MUSIC),
     _p("the concert hall", K.RECITAL, K.MUSIC),
-    _p("a Sunday flea market", K.MARKET), _p("the covered market", K.MARKET, K.WATCH),
+    _p("a weekend flea market", K.MARKET), _p("the covered market", K.MARKET, K.WATCH),
     _p("a car-boot sale in a school field", K.MARKET), _p("an antiques fair", K.MARKET),
     _p("the town square", K.WATCH), _p("the cathedral steps", K.WATCH), _p("a pavement café", K.WATCH),
     _p("the indoor ice rink", K.RINK), _p("the outdoor rink in the town square", K.RINK, seasons=("winter",)),
@@ -266,7 +266,8 @@ EVERYDAY: tuple[Activity, ...] = (
     *_many("Cooked <>{detail}{when}.", EVERYDAY_FOOD, times=(E, "day"), details=(
         " for a few friends", " for {person}'s birthday", " for a neighbour's party", " for a crowded kitchen of friends",
         " to freeze for busy weeks")),
-    _a("Fixed a dripping kitchen tap with {person}'s toolbox{when}.", times=("day",)),
+    *_many("Fixed <> with {person}'s toolbox{when}.", ("a dripping kitchen tap", "a squeaking door", "a wobbly table",
+                                                        "a broken gate latch", "a leaking radiator valve")),
     *_many("Repainted <> a pale {detail}{company}{when}.", ("the spare room", "the hallway", "the kitchen",
                                                            "the bathroom"),
            details=("green", "yellow", "blue", "grey"), days=WEEKEND),
@@ -278,7 +279,8 @@ EVERYDAY: tuple[Activity, ...] = (
     *_many("Bought a second-hand <> at {place}{when}{detail}.", EVERYDAY_THINGS, K.MARKET, days=WEEKEND,
            times=(M, "day"), details=("", " for almost nothing", " after haggling for ten minutes",
                                       " and carried it home on the bus")),
-    _a("Caught a bad cold and stayed home{detail}{when}.", times=("month",), details=(
+    *_many("Caught <> and stayed home{detail}{when}.", ("a bad cold", "flu", "a stomach bug"), times=("month",),
+           details=(
         " for two days", " for three days", " for most of a week")),
     _a("Sat through a long dentist appointment{when}{detail}.", days=WEEKDAYS, times=(M, A), details=(
         "", " and came out with a filling", " and had a numb jaw all afternoon")),
@@ -315,7 +317,8 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Went swimming at {place}{company}{when}{detail}.", K.POOL, times=(M, E), details=(
         "", " and swam forty lengths", " before the crowds arrived")),
     _a("Cycled out to {place} for lunch{company}{when}.", K.PUB, days=WEEKEND),
-    _a("Spent the afternoon people-watching at {place}{when}.", K.WATCH, times=("day",)),
+    _a("Spent the afternoon people-watching at {place}{when}{detail}.", K.WATCH, times=("day",), details=(
+        "", " with a coffee", " and sketching passers-by", " with {person}")),
     _a("Planted tomatoes and herbs in window boxes{when}.", seasons=("spring",)),
     _a("Spent a morning weeding a plot at a community garden{company}{when}.", seasons=("spring", "summer", "autumn"),
        days=WEEKEND),
@@ -329,15 +332,18 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Spent a wet afternoon at {place}{company}{detail}.", K.GALLERY, details=(
         " looking at old maps", "", " and lingered over one painting for an hour")),
     _a("Spent an hour browsing at {place}{when}{detail}.", K.BOOKS, details=(
-        " and came away with three paperbacks", "", " and found a signed first edition")),
+        " and came away with three paperbacks", "", " and found a signed first edition", " for a birthday present",
+        " in the poetry section", " for travel guides")),
     _a("Went to an amateur theatre production{company}{when}{detail}.", times=(E,), details=(
         " of an old farce", " in which a neighbour had a small part", " that ran half an hour over")),
     _a("Started keeping a paper journal{when}.", once=True, times=("month",)),
-    _a("Wrote a long letter to an old schoolfriend{when}.", times=(E, "day")),
+    *_many("Wrote a long letter to <>{when}.", ("an old schoolfriend", "a great-aunt", "a former teacher",
+                                                 "a pen friend abroad"), times=(E, "day")),
     _a("Rearranged the bookshelves by colour{when}.", once=True, days=WEEKEND),
     _a("Spent an evening sorting old photographs{detail}.", details=(" into albums", " from a shoebox", "")),
     _a("Volunteered at a food bank{when}{detail}.", details=(" for a morning", " sorting tins", "")),
-    _a("Gave blood at a mobile donor session{when}.", days=WEEKDAYS),
+    _a("Gave blood at a mobile donor session{when}{detail}.", days=WEEKDAYS, details=(
+        "", " and stayed for the free biscuits", " and earned a badge for ten donations", " with {person} for company")),
     *_many("Ran a personal best over <>{when}.", ("five kilometres", "ten kilometres", "a half marathon"),
            days=WEEKEND, times=(M,)),
     _a("Played five-a-side football{company}{when}{detail}.", times=(E,), details=(
@@ -351,8 +357,10 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Baked a birthday cake for {person}{when}{detail}.", details=("", " shaped like a steam train")),
     _a("Took {person} to a pottery fair{when}.", days=WEEKEND),
     _a("Spent a lazy Sunday making {detail}.", days=(6,), details=EVERYDAY_FOOD),
-    _a("Mended a torn jacket by hand{when}.", times=(E,)),
-    _a("Replaced the chain and brake pads on an old bicycle{when}.", days=WEEKEND),
+    *_many("Mended <> by hand{when}.", ("a torn jacket", "a pair of jeans", "an old quilt", "a rucksack strap"),
+           times=(E,)),
+    *_many("Replaced <> on an old bicycle{when}.", ("the chain and brake pads", "a worn-out saddle",
+                                                    "both tyres", "the gear cables"), days=WEEKEND),
     _a("Helped {person} paint a garden fence{when}.", days=WEEKEND, seasons=("spring", "summer")),
     _a("Bought fresh flowers at the market for no reason{when}.", days=(5,)),
     # Era-bound everyday life.
@@ -365,24 +373,27 @@ EVERYDAY: tuple[Activity, ...] = (
         "", " and regretted nothing")),
     _a("Watched a whole season of a crime drama on a streaming service over one weekend{company}.", years=(2013, 9999),
        days=(5,)),
-    _a("Sent a long email to an old schoolfriend living abroad{when}.", years=(1997, 9999), times=(E,)),
+    *_many("Sent a long email to <>{when}.", ("an old schoolfriend living abroad", "a cousin overseas",
+                                              "a former flatmate"), years=(1997, 9999), times=(E,)),
     _a("Wrote emails home from an internet café on a trip abroad{when}.", years=(1997, 2008)),
     _a("Took two rolls of film to be developed{detail}{when}.", years=(1986, 2006), details=(
         "", " and picked out the best prints for an album")),
-    _a("Printed a stack of photos from a digital camera for an album{when}.", years=(2003, 2014)),
+    *_many("Printed a stack of photos from a digital camera for an album of <>{when}.", TRIPS, years=(2003, 2014)),
     _a("Had a long video call with {person}{when}{detail}.", years=(2010, 9999), times=(E,), details=(
         "", " with a terrible connection")),
-    _a("Listened to a whole podcast series on a long train journey{when}.", years=(2007, 9999)),
+    *_many("Listened to a whole podcast series about <> on a long train journey{when}.", (
+        "a famous shipwreck", "the history of maps", "an unsolved mystery", "old radio comedy"), years=(2007, 9999)),
     _a("Bought a first mobile phone{detail}{when}.", years=(1996, 2003), once=True, details=(
         ", a chunky grey one", ", with a tiny green screen")),
     _a("Switched to a smartphone{detail}{when}.", years=(2009, 9999), once=True, details=(
         " after years with an old flip phone", "")),
     _a("Tried a running app for a month{detail}.", years=(2010, 9999), details=(
         "", " and stopped after the free trial")),
-    _a("Booked a cheap flight online for a weekend away{when}.", years=(2001, 9999)),
-    _a("Posted holiday photos online for the family{when}.", years=(2006, 9999)),
+    *_many("Booked a cheap flight online for a weekend in <>{when}.", TRIPS, years=(2001, 9999)),
+    *_many("Posted photos of a weekend in <> online for the family{when}.", TRIPS, years=(2006, 9999)),
     _a("Spent an evening online over a slow dial-up connection{when}.", years=(1996, 2004), times=(E,)),
-    _a("Read a whole novel on an e-reader on a long flight{when}.", years=(2010, 9999)),
+    *_many("Read <> on an e-reader on a long flight{when}.", ("a whole novel", "two crime novels",
+                                                              "a thick biography"), years=(2010, 9999)),
 )
 
 #: Hobby activities, by hobby (the invariants' hobbies; the profile lists three).
@@ -390,8 +401,11 @@ HOBBY_EVENTS: dict[str, tuple[Activity, ...]] = {
     "bouldering": (_a("Spent {when} bouldering at the climbing wall{company}{detail}.", times=("span",), details=(
         "", " and finally topped a problem that had taken weeks", " until both forearms gave out")),),
     "bicycle repair": (_a("Trued a buckled wheel for {person}{when}.", days=WEEKEND),
-                       _a("Rebuilt an old three-speed bicycle found in a skip{when}{detail}.", details=(
-                           "", " and gave it to a neighbour's teenager"))),
+                       *_many("Rebuilt <>{when}{detail}.", (
+                           "an old three-speed bicycle found in a skip", "a rusty racing bike from a flea market",
+                           "a child's bike for a neighbour", "a heavy old delivery bike"), details=(
+                           "", " and gave it away", " over two weekends")),
+                       _a("Ran a bicycle repair stall at a street fair{company}{when}.", days=WEEKEND)),
     "trail running": (_a("Ran the trails through {place}{company}{when}{detail}.", K.WOODS, times=(M,), details=(
         "", " in thick mud", " and saw a deer at the top of the climb")),),
     "sea swimming": (_a("Went sea swimming off {place}{company}{when}{detail}.", K.COAST, times=(M,), details=(
@@ -399,7 +413,8 @@ HOBBY_EVENTS: dict[str, tuple[Activity, ...]] = {
         _a("Took an early train to the coast for a sea swim{company}{when}.", days=WEEKEND,
            seasons=("summer",))),
     "choral singing": (_a("Sang with the choir at {place}{when}{detail}.", K.CHURCH, K.RECITAL, times=(E,), details=(
-        "", " in a concert of old English songs", " and nearly missed a cue")),
+        "", " in a concert of old English songs", " and nearly missed a cue", " in a charity concert",
+        " in a programme of sea shanties", " with a visiting orchestra")),
         _a("Spent a long Saturday rehearsing with the choir{when}.", days=(5,))),
     "birdwatching": (_a("Spent {when} birdwatching at {place}{company}{detail}.", K.WETLAND, times=("span",), details=(
         "", " and ticked off a new wader", " through a borrowed telescope")),),
@@ -468,8 +483,8 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Rewrote an old build script that nobody understood{when}."),
         _w("Went to a two-day developer conference in another city{detail}.", details=(
             "", " and came back full of ideas")),
-        _w("Set up automated tests that run on every change{when}.", years=(2004, 9999)),
-        _w("Helped move a service onto rented cloud servers{when}.", years=(2010, 9999)),
+        _w("Set up automated tests that run on every change{when}.", years=(2004, 9999), once=True),
+        _w("Helped move a service onto rented cloud servers{when}.", years=(2010, 9999), once=True),
         _w("Led a retrospective after a difficult release{when}.", years=(2003, 9999)),
         _w("Interviewed candidates for a junior developer post{when}.", **SENIOR),
         _w("Planned the next quarter's work with the team{when}.", **SENIOR)),
@@ -479,7 +494,7 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Checked the records of a concrete pour{when}{detail}.", details=("", " late into the evening")),
         _w("Met a client in a cramped site cabin{when}."),
         _w("Signed off a set of drainage drawings{when}."),
-        _w("Took a two-day course on site safety{detail}.", details=("", " and passed the test")),
+        _w("Took a two-day course on site safety{detail}.", details=("", " and passed the test"), once=True),
         _w("Inspected a riverbank after heavy rain{when}.", details=("",)),
         _w("Sat through a long planning inquiry{when}{detail}.", details=("", " as an expert witness")),
         _w("Wrote a site inspection report{when}{detail}.", details=("", " that ran to forty pages")),
@@ -526,21 +541,36 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Sketched facades on a lunchtime walk{when}."),
         _w("Entered an open design competition{detail}.", details=("", " and made the shortlist")),
         _w("Chose brick samples with a client{when}."),
-        _w("Learned a new drawing program{detail}.", years=(1990, 9999), details=("", " over a long month")),
+        _w("Learned a new drawing program{detail}.", years=(1990, 9999), details=("", " over a long month"), once=True),
         _w("Led the design team on a new commission{when}.", **SENIOR),
         _w("Reviewed junior colleagues' drawings before a deadline{when}.", **SENIOR)),
     "journalist": _work(
-        _w("Chased a source for comment late into the evening{when}."),
-        _w("Filed a story minutes before the deadline{when}."),
-        _w("Covered a late-night town hall meeting{when}{detail}.", details=("", " that ended in a shouting match")),
-        _w("Interviewed a retired lighthouse keeper for a feature{when}."),
-        _w("Spent a day checking every fact in a long feature{when}."),
-        _w("Worked the overnight news shift{when}{detail}.", details=("", " on a quiet night", " on a busy night")),
-        _w("Attended a crowded press conference{when}."),
-        _w("Travelled to a flooded valley to report on the clean-up{when}."),
-        _w("Spent a week on a story that was eventually dropped{detail}.", details=("",)),
+        _w("Chased a source for comment late into the evening{when}{detail}.", details=(
+            "", " and got a one-line reply", " and finally got a call back")),
+        _w("Filed a story minutes before the deadline{when}{detail}.", details=(
+            "", " about a bus route closure", " about a school merger", " about a burst water main",
+            " about a row over parking")),
+        _w("Covered a late-night town hall meeting{when}{detail}.", details=("", " that ended in a shouting match",
+                                                                             " about a new ring road")),
+        *_many("Interviewed <> for a feature{when}.", (
+            "a retired lighthouse keeper", "a centenarian who still swims daily", "a family of clockmakers",
+            "the last cobbler in town", "a volunteer lifeboat crew", "a teenage chess champion"),
+            stages=EMPLOYED, times=("work",)),
+        _w("Spent a day checking every fact in a long feature{when}{detail}.", details=(
+            "", " and found two wrong dates", " before it went to print")),
+        _w("Worked the overnight news shift{when}{detail}.", details=("", " on a quiet night", " on a busy night",
+                                                                      " and wrote up a warehouse fire")),
+        *_many("Attended a crowded press conference <>{when}.", (
+            "about a new stadium", "on a hospital merger", "after a big storm", "about rising rents"),
+            stages=EMPLOYED, times=("work",)),
+        *_many("Travelled to <> to report on the clean-up{when}.", (
+            "a flooded valley", "a village hit by a storm", "a coastline after an oil spill"),
+            stages=EMPLOYED, times=("work",)),
+        _w("Spent a week on a story that was eventually dropped{detail}.", details=(
+            "", " for legal reasons", " when the main source went quiet")),
         _w("Transcribed two hours of interview tape{when}.", years=(0, 2008)),
-        _w("Edited the weekend supplement{when}.", **SENIOR),
+        _w("Sat in the public gallery of a long court case{when}{detail}.", details=("", " for the verdict")),
+        _w("Edited the weekend supplement{when}{detail}.", details=("", " with a special on local food"), **SENIOR),
         _w("Commissioned a series of features from freelance writers{when}.", **SENIOR), shifts=True),
     "accountant": _work(
         _w("Worked long evenings through the year-end close{detail}.", details=("", " fuelled by takeaway pizza")),
@@ -552,7 +582,7 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Helped a client meet a tax return deadline{when}.", details=("",)),
         _w("Built a cash-flow forecast for a small charity{when}."),
         _w("Explained a set of accounts to a worried client{when}."),
-        _w("Moved a client's books onto accounting software{when}.", years=(1995, 9999)),
+        _w("Moved a client's books onto accounting software{when}.", years=(1995, 9999), once=True),
         _w("Reviewed junior colleagues' working papers{when}.", **SENIOR),
         _w("Presented the annual accounts to a client's board{when}.", **SENIOR)),
     "chef": _work(
@@ -578,7 +608,7 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Ran a workshop for design students{when}."),
         _w("Built a mood board for a festival campaign{when}."),
         _w("Redrew a set of icons for a client{when}."),
-        _w("Learned a new layout program{detail}.", years=(1990, 9999), details=("", " over a long month")),
+        _w("Learned a new layout program{detail}.", years=(1990, 9999), details=("", " over a long month"), once=True),
         _w("Designed a wedding invitation for {person} as a favour{when}."),
         _w("Art-directed a photo shoot{when}.", **SENIOR),
         _w("Reviewed a junior designer's portfolio{when}.", **SENIOR)),
@@ -593,7 +623,7 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Presented results at a conference{detail}.", details=("", " and fielded tough questions")),
         _w("Entered a season's field data into spreadsheets{when}."),
         _w("Tagged shore crabs on a low tide survey{when}."),
-        _w("Took a boat-handling course{detail}.", details=("", " and passed first time")),
+        _w("Took a boat-handling course{detail}.", details=("", " and passed first time"), once=True),
         _w("Supervised a student's summer project{when}.", **SENIOR),
         _w("Reviewed a colleague's paper for a journal{when}.", **SENIOR)),
 }

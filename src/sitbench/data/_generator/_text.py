@@ -58,9 +58,10 @@ def indefinite_article(phrase: str) -> str:
     if m is None:
         return "a"
     word = m.group(0)
-    if word.isdigit():
-        # Spoken numbers: eight…, eleven, eighteen (and eleven/eighteen thousand, million …).
-        return "an" if word[0] == "8" or (word[:2] in ("11", "18") and len(word) % 3 == 2) else "a"
+    if word[0].isdigit():
+        # Spoken numbers: eight…, eleven, eighteen (and eleven/eighteen thousand, million …); "18th" too.
+        digits = re.match(r"\d+", word).group(0)  # type: ignore[union-attr]
+        return "an" if digits[0] == "8" or (digits[:2] in ("11", "18") and len(digits) % 3 == 2) else "a"
     if word.upper() in _WORD_ACRONYMS and word.isupper():
         return _WORD_ACRONYMS[word.upper()]
     initialism = len(word) == 1 or (word.isupper() and len(word) > 1) or (

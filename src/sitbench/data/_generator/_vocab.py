@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sitbench.data._generator import _events as _EV
+
 
 def _split(text: str) -> tuple[str, ...]:
     return tuple(w.strip() for w in text.split(";") if w.strip())
@@ -363,42 +365,14 @@ STRANGERS = _split(
     "someone you just met at a wedding; a new member of your running club; a student volunteer; "
     "a market stall holder you chat with")
 
-#: Everyday events: (template, needs) — ``{hobby}``, ``{friend}``, ``{place}``, ``{thing}`` and ``{food}`` are filled in.
-EVERYDAY = _split(
-    "Spent a Saturday on {hobby} with {friend}.; Went to a birthday dinner for {friend} at {place}.; "
-    "Helped {friend} move flats across town.; Took a long walk along {place} on a bright morning.; "
-    "Cooked {food} for a few friends.; Fixed a dripping kitchen tap with {friend}'s toolbox.; "
-    "Spent an evening sorting old photographs.; Bought a second-hand {thing} at a flea market.; "
-    "Caught a bad cold and stayed home for three days.; Took part in a charity quiz night with {friend}.; "
-    "Repainted the spare room a pale green.; Went to a jazz concert at {place}.; "
-    "Planted tomatoes and herbs in window boxes.; Spent a rainy weekend reading detective stories.; "
-    "Met {friend} for a picnic at {place}.; Tried {hobby} for a whole afternoon and loved it.; "
-    "Replaced the chain and brake pads on an old bicycle.; Had a long phone catch-up with {friend}.; "
-    "Baked {food} for a neighbour's party.; Watched a meteor shower from {place}.; "
-    "Volunteered at a food bank for a morning.; Rearranged the bookshelves by colour.; "
-    "Went on a day hike with {friend} and got caught in the rain.; Adopted a routine of early-morning stretching.; "
-    "Spent a quiet evening playing board games with {friend}.; Ran a personal best over five kilometres.; "
-    "Got a new pair of glasses.; Lost a favourite scarf on the bus.; Hosted a small dinner with {food}.; "
-    "Spent the afternoon at {place} people-watching.; Attended {friend}'s graduation ceremony.; "
-    "Started keeping a paper journal again.; Went stargazing with {friend} at {place}.; "
-    "Organised a clothes swap with neighbours.; Took {friend} to a pottery fair.; "
-    "Sat through a long dentist appointment.; Spent a lazy Sunday making {food}.; "
-    "Wrote a long letter to an old schoolfriend.; Went ice skating at {place} with {friend}.; "
-    "Mended a torn jacket by hand.; Picked blackberries along {place}.; "
-    "Helped {friend} paint a garden fence.; Bought fresh flowers at the market for no reason.; "
-    "Spent an evening learning card tricks from {friend}.; Cleared out the attic over a long weekend.")
-EVERYDAY_PLACES = _split(
-    "the riverside path; the old harbour wall; the botanical gardens; a hilltop park; the covered market; "
-    "a small concert hall; the canal towpath; a lakeside cafe; the seafront promenade; the town square; "
-    "a community garden; the railway viaduct; a quiet beach; the cathedral steps; a rooftop terrace")
-EVERYDAY_THINGS = _split(
-    "armchair; record player; reading lamp; bookcase; typewriter; mirror; coffee grinder; rug; desk; teapot")
-EVERYDAY_FOOD = _split(
-    "a big pot of chilli; lemon cake; homemade dumplings; a tray of focaccia; vegetable curry; apple pie; "
-    "fish stew; a batch of flatbreads; mushroom risotto; cinnamon buns")
-WORK_EVERYDAY = _split(
-    "Stayed late to finish a quarterly report.; Trained two new colleagues on the team's tools.; "
-    "Presented the team's progress at an all-hands meeting.; Spent a week tidying up old project files.; "
-    "Led a small retrospective after a difficult month.; Took over a colleague's tasks during parental leave.; "
-    "Helped organise the office summer party.; Mentored an intern through a summer placement.; "
-    "Wrote internal guidelines for a recurring task.; Covered for a sick colleague during a busy week.")
+#: The parts everyday and work events are composed from (:mod:`._events`), flattened for the pool checks:
+#: activity templates with their details, place phrases, foods and things.
+EVERYDAY = tuple(a.text for a in _EV.EVERYDAY + _EV.STUDENT_LIFE) + tuple(
+    a.text for group in (*_EV.STUDENT_EVENTS.values(), *_EV.HOBBY_EVENTS.values()) for a in group) + tuple(
+    d for a in _EV.EVERYDAY + _EV.STUDENT_LIFE for d in a.details if d) + tuple(
+    d for group in (*_EV.STUDENT_EVENTS.values(), *_EV.HOBBY_EVENTS.values()) for a in group for d in a.details if d)
+EVERYDAY_PLACES = tuple(p.phrase for p in _EV.PLACES)
+EVERYDAY_THINGS = _EV.EVERYDAY_THINGS
+EVERYDAY_FOOD = _EV.EVERYDAY_FOOD
+WORK_EVERYDAY = tuple(a.text for group in _EV.WORK_EVENTS.values() for a in group) + tuple(
+    d for group in _EV.WORK_EVENTS.values() for a in group for d in a.details if d)

@@ -9,9 +9,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from sitbench.data._generator._events import era_violations
 from sitbench.data._generator._probes import FULL_COUNTS, ProbeBuilder, Spec
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
 from sitbench.data._generator._symbolic import PairPlan, Scale, check_plan, check_profiles, plan_pair, realize
+from sitbench.data._generator._text import article_errors
 from sitbench.data._write import DatasetContent, certify_pair
 from sitbench.schema import Category, DatasetManifest, Lineage, Pair, Probe, Query, Turn
 
@@ -22,6 +24,8 @@ ID_PREFIX = "SB-"
 alternation; a common literal prefix lets the regular-expression engine skip every position of the text
 where no identifier can start, which keeps them linear at full scale."""
 MAX_ATTEMPTS = 50
+MIN_DISTINCT = 0.95
+"""Least share of distinct record texts in a lineage."""
 E6_HORIZONS = (50, 100, 250, 500)
 E6_COUNTS = {"A": 5, "B": 5, "C": 5, "D": 4, "E": 4, "F": 4, "G": 5, "H": 4}
 _NEGATOR = re.compile(r"(?<![\w'])(?:not|no|never|neither|nor|none|nothing|nowhere|cannot)(?![\w'])|n't", re.I)
@@ -72,14 +76,25 @@ class _BuiltPair:
 
 
 def _check_texts(lineages: list[Lineage]) -> None:
-    """Record-level checks after realization: no negators in records that assert something, and no
-    partner-only record that is a substring of one of the member's own records."""
+    """Record-level checks after realization: no negators in records that assert something, no
+    partner-only record that is a substring of one of the member's own records, every a/an chosen
+    by sound, no record dated outside the era its words belong to, session ids in date order, and
+    at least 95 % distinct record texts per lineage."""
     for lin in lineages:
         for e in lin.events:
             # The confiding formula's "no one else" is the one negator a record may carry (the reference
             # oracle drops it when it speaks in the first person).
             if e.asserts and _NEGATOR.search(e.text.replace(", and no one else,", ",")):
                 raise Rejected("realization", f"negator in {e.text!r}")
+            if wrong := article_errors(e.text):
+                raise Rejected("realization", f"article {wrong[0]!r} in {e.text!r}")
+            if era := era_violations(e.text, e.t.year):
+                raise Rejected("anachronism", f"{era[0]!r} in a record dated {e.t}: {e.text!r}")
+        sessions = sorted((e.t, int(e.session_id[1:])) for e in lin.events if e.session_id)
+        if [k for _, k in sessions] != sorted(k for _, k in sessions):
+            raise Rejected("realization", "session ids out of date order")
+        if len({e.text for e in lin.events}) < MIN_DISTINCT * len(lin.events):
+            raise Rejected("realization", f"fewer than {MIN_DISTINCT:.0%} distinct record texts")
     a, b = lineages
     for own, other in ((a, b), (b, a)):
         own_texts = {e.text for e in own.events}
@@ -231,6 +246,52 @@ def datasheet(suite: str, seed: int, built: list[_BuiltPair], content: DatasetCo
               f"- distinct words in record texts: {len(words)}",
               f"- distinct query utterances: {len({q.utterance for q in content.queries})}"]
     lines += [f"- registry propositions with predicate `{k}`: {v}" for k, v in sorted(by_pred.items())]
+    ratios = [len({e.text for e in lin.events}) / len(lin.events) for lin in content.lineages]
+    era = sum(1 for lin in content.lineages for e in lin.events if era_violations(e.text, e.t.year))
+    articles = sum(len(article_errors(e.text)) for lin in content.lineages for e in lin.events)
+    lines += ["", "## How the histories are written", "",
+              "Each lineage is planned symbolically first (dates, propositions, provenance, relationships, belief "
+              "histories, sessions) and written afterwards. Core records (birth, graduation, moves, jobs, "
+              "acquisitions and their sources, skills, beliefs, confidences, sessions, promotions) use fixed "
+              "formulas whose variable parts come from the pools. Everyday and work records, the bulk of every "
+              "lineage, are composed from parts: an activity, a place, a companion, a time and a detail.",
+              "",
+              "- Activities come from pools by stage of life and occupation: everyday life, each of the profile's "
+              "hobbies, study events for the occupation's degree (before graduation), and work events of the "
+              "occupation itself (after the first job; some only after the promotion). A nurse works night shifts "
+              "and a chef runs the pass; office events (code reviews, retrospectives) belong to the occupations "
+              "that have them.",
+              "- Places are typed by what they suit (a path to walk along, a park for a picnic, a rink for "
+              "skating); an activity names the types it fits. Places on the sea are used only while the identity "
+              "lives in a coastal city; seasonal activities (blackberries, outdoor skating, sea swims) follow the "
+              "climate and hemisphere of the place lived in; events shared by both members of a pair use no "
+              "place that depends on where a member lives.",
+              "- A weekday or month named in a record is the record's own date; companions are people the "
+              "identity knows on that date (colleagues only after the first job).",
+              "- Era rules: every activity, source template and belief stance that depends on its time carries "
+              "a year window (mixtapes before 2000, video calls from 2010, views on social media for teenagers "
+              "from 2005, on a hybrid work rhythm from 2020); belief topics are drawn only among those that "
+              "existed when the first view is formed, and hobbies only among those that existed at the first "
+              "record.",
+              "- No record repeats another of its lineage word for word; one-off events (a first mobile phone, a "
+              "friend's wedding) happen at most once; a/an is chosen by sound (an hour, a university, an MRI).",
+              "",
+              f"Measured on this suite: distinct record texts per lineage min {min(ratios):.1%} (construction "
+              f"requires at least {MIN_DISTINCT:.0%}); records dated outside the era of their words: {era}; "
+              f"a/an errors in records: {articles}. Session ids increase with session dates in every lineage.",
+              "", "## What the suite does not model", "",
+              "- Lives are built around the probed facts: a lineage has one occupation family, two employers, a few "
+              "moves and a fixed cast (a sibling or cousin, one friend who becomes close, two colleagues); there "
+              "are no partners, children, deaths, illnesses beyond a cold or flu, or changes of career.",
+              "- Everyday records are self-contained: one record never refers to another, a trip has no "
+              "before and after, and nothing in an everyday record bears on a probe (everyday records assert no "
+              "proposition and mention no registry surface form).",
+              "- World events are absent except through era words (no elections, pandemics or wars), and places "
+              "are generic (\"the canal towpath\"), never named streets or landmarks of the city lived in.",
+              "- Climate is by hemisphere and tropics only; weather on a given date is not modelled beyond "
+              "season-bound activities.",
+              "- English only, British spelling, one register (short past-tense records without a subject).",
+              ]
     lines += ["", "## Seeds", "", "| pair | split | pair seed | attempts |", "|---|---|---|---|"]
     for pair, bp in zip(content.pairs, built):
         lines.append(f"| {pair.pair_id} | {bp.split} | {bp.seed} | {bp.attempts} |")

@@ -134,3 +134,20 @@ def test_not_for_a_second_repeats_a_negation_rather_than_cancelling_it(judge: Ju
 def test_counterfactual_and_ironic_denials(judge: Judge, response: str) -> None:
     claims = _claims(judge, "PR-01", response)
     assert ("P-01", False) in claims and ("P-01", True) not in claims
+
+
+@pytest.mark.parametrize("response", [
+    "My sister says phones should be banned outright.",
+    "Our principal wants them banned.",
+    "My brother used to think phones should be banned, and he's changed his mind since.",
+    "Phones should be banned, my sister reckons.",
+])
+def test_someone_elses_view_is_not_the_identitys(judge: Judge, response: str) -> None:
+    observation = judge.extract("PR-20", response)
+    assert not [c for c in observation.claims if c.polarity], response
+    assert "other_view" in observation.confidence.signals
+
+
+def test_the_identity_after_someone_elses_view_still_speaks(judge: Judge) -> None:
+    claims = _claims(judge, "PR-20", "My sister says phones should be banned, but I'd allow them for structured tasks.")
+    assert ("P-32", True) in claims and ("P-31", True) not in claims

@@ -1080,11 +1080,19 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         for prop in mentioned:
             if _is_place(prop):
                 last_place = prop
+        other_view = _OTHER_VIEW.match(core) or _OTHER_VIEW_TAIL.search(core)
+        if other_view is not None and _FIRST_PERSON_SUBJECT.search(core, other_view.end()):
+            other_view = None  # "My sister says I should move": what follows is about the identity
+        if other_view is not None:
+            own_first_person = first_person = False
         record = _ClauseFacts(clause, mentioned, first_person, own_first_person)
         facts.append(record)
         if clause.label and len(body.split()) <= 3:
             label_historical = bool(_PAST_LABEL.search(body)) or any(
                 env.year is not None and int(y) < env.year for y in _YEAR.findall(body))
+        if other_view is not None:
+            signals.add("other_view")
+            continue  # "My sister says zoos are outdated": her view, not the identity's
 
         if _WITHHOLD.search(core) or _WITHHOLD_NT.search(core):
             withheld = True
@@ -1373,6 +1381,22 @@ _THIRD_PARTY = re.compile(
     r"friend|partner|wife|husband|colleague|boss|manager|aunt|uncle|son|daughter|neighbou?r|flatmate|roommate)"
     r"(?:'s)?(?![\w])|(?<![\w'])(?:he|she|they)\s+(?:said|says|swears?|thinks?|believes?|lived|grew|worked|"
     r"studied|spent|went|is|was|has|had)(?![\w'])", _I)
+# Someone else's view or saying, as the clause's subject and verb ("My sister says…", "Our principal wants
+# them banned", "Ruth always insisted…", "My brother used to think…").
+_OTHER_VIEW = re.compile(
+    r"^\W*(?:(?:and|but|so|though|well|honestly|mind you|still),?\s+)*"
+    r"(?:(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:brother|sister|cousin|mother|mum|mom|father|dad|parents|"
+    r"friends?|partner|wife|husband|colleagues?|boss|manager|aunt|uncle|son|daughter|kids|children|neighbou?rs?|"
+    r"flatmate|roommate|family|principal|head|students|pupils|team|nieces?|nephews?|gran|grandma|grandad)|"
+    r"(?:he|she|they)|(?-i:[A-Z][a-z]+))\s+(?:(?:always|still|once|often|keeps?|kept|really|honestly)\s+)?"
+    r"(?:says?|said|saying|thinks?|thought|believes?|believed|reckons?|reckoned|swears?|swore|insists?|insisted|"
+    r"feels?|felt|argues?|argued|claims?|claimed|used to (?:think|say|believe|argue)|is convinced|was convinced|"
+    r"wants?|wanted|prefers?|preferred|loves?|loved|hates?|hated)(?![\w'])", _I)
+# The same as an afterthought ("Zoos are outdated, my sister reckons.").
+_OTHER_VIEW_TAIL = re.compile(
+    r",\s*(?:or so\s+)?(?:(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?[\w-]+|he|she|they|(?-i:[A-Z][a-z]+))\s+"
+    r"(?:always\s+)?(?:says|said|thinks|reckons|believes|insists|swears|claims|would say|would tell you)\W*$", _I)
+_FIRST_PERSON_SUBJECT = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|I'll|me)(?![\w'])")
 # A person named as the subject ("Mara Quinn is a software engineer who…"): a narration about someone,
 # unless the name is a registry value (an employer, a place).
 _PRONOUN_SUBJECT = re.compile(r"^\W*(?:she|he)\s+(?:is|was|has|had|'s)\b", _I)

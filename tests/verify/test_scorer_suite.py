@@ -180,3 +180,20 @@ def test_extractor_imports_no_contract_or_lineage() -> None:
 def test_extractor_never_raises_on_odd_input(judge: Judge, text: str) -> None:
     observation = judge.extract("PR-01", text)
     assert observation.verifier_version == RULES_VERSION
+
+
+def test_general_allowed_accepts_an_unlabelled_general_answer(judge: Judge) -> None:
+    """Seed C.2: GENERAL_ALLOWED answers with general knowledge freely, forbidding only a claim to have acquired
+    it; PROVENANCE_SEPARATED requires it to be set apart as general knowledge."""
+    support = judge.support(judge.probe("PR-17"))
+    answer = Observation(acts=[Act.ANSWER], verifier_version="t", claims=[
+        ExtractedClaim(prop_id="P-23", polarity=True, provenance=ClaimProvenance.UNSPECIFIED, span=(0, 1))])
+    general = Contract(required_acts=[Act.ANSWER], required_claims=[SignedClaim(
+        prop_id="P-23", provenance=[ClaimProvenance.ASSISTANT_GENERAL, ClaimProvenance.UNSPECIFIED])],
+        capability=CapabilityMode.GENERAL_ALLOWED, temporal_cutoff=dt.date(2022, 6, 1))
+    assert score(answer, general, support).valid
+    separated = general.model_copy(update={"capability": CapabilityMode.PROVENANCE_SEPARATED})
+    assert _failed(score(answer, separated, support)) == {"provenance"}
+    acquired = answer.model_copy(update={"claims": [answer.claims[0].model_copy(
+        update={"provenance": ClaimProvenance.ACQUIRED})]})
+    assert "provenance" in _failed(score(acquired, general, support))

@@ -97,12 +97,12 @@ def _p(phrase: str, *kinds: Kind, coastal: bool = False, seasons: tuple[str, ...
 K = Kind
 PLACES: tuple[Place, ...] = (
     _p("the riverside path", K.WALK, K.FORAGE), _p("the canal towpath", K.WALK, K.FORAGE),
-    _p("a woodland trail outside town", K.WALK, K.WOODS, K.FORAGE), _p("the old city walls", K.WALK, K.VIEW),
+    _p("a woodland trail outside town", K.WALK, K.FORAGE), _p("the woods outside town", K.WOODS), _p("the old city walls", K.WALK, K.VIEW),
     _p("the ridge above town", K.WALK, K.SKY, K.VIEW), _p("the seafront promenade", K.WALK, coastal=True),
     _p("the old harbour wall", K.WALK, K.VIEW, coastal=True),
     _p("the botanical gardens", K.PICNIC), _p("a hilltop park", K.PICNIC, K.SKY, K.VIEW),
     _p("the park by the river", K.PICNIC), _p("a quiet beach", K.PICNIC, K.SKY, K.COAST, coastal=True),
-    _p("a field at the edge of town", K.SKY), _p("a rooftop terrace", K.VIEW, K.WATCH),
+    _p("the common at the edge of town", K.SKY, K.PICNIC), _p("a rooftop terrace", K.VIEW, K.WATCH),
     _p("a small Georgian restaurant", K.EAT), _p("a tiny ramen bar", K.EAT), _p("a family-run Lebanese place", K.EAT),
     _p("a tapas bar near the station", K.EAT), _p("a dumpling house in the old town", K.EAT),
     _p("a harbourside fish restaurant", K.EAT, coastal=True), _p("an Ethiopian restaurant", K.EAT),
@@ -242,8 +242,9 @@ RECITALS = ("a string quartet recital", "a choir concert", "a piano recital", "a
             "a concert of baroque music")
 FILMS = ("a subtitled thriller", "a restored silent film", "a documentary about mountaineers",
          "a late showing of an old western", "a much-hyped science fiction film", "a festival of short films")
-TRIPS = ("a mountain village", "a cabin by a lake", "a small island", "a wine region two hours away",
-         "an old spa town", "a walled hill town", "a fishing village")
+#: Weekend destinations, with their preposition.
+TRIPS = ("in a mountain village", "at a cabin by a lake", "on a small island", "in a wine region two hours away",
+         "in an old spa town", "in a walled hill town", "in a fishing village")
 
 EVERYDAY: tuple[Activity, ...] = (
     _a("Took a long walk along {place}{company}{when}{detail}.", K.WALK, times=(M, A, E), details=(
@@ -259,7 +260,7 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Went to a carol service at {place}{company}{when}.", K.CHURCH, times=(E,),
        on=lambda t: t.month == 12 and t.day >= 8),
     _a("Went to a birthday dinner for {person} at {place}{when}{detail}.", K.EAT, times=(E,), details=(
-        "", " and stayed until the staff started stacking chairs", " where the whole table sang",
+        "", " and stayed until the staff started stacking chairs", ", and the whole table sang",
         " with a surprise cake at the end")),
     _a("Tried {place} for the first time{company}{when}{detail}.", K.EAT, times=(E,), details=(
         "", " and ordered far too much", " on a neighbour's recommendation", " and booked again on the way out")),
@@ -282,7 +283,7 @@ EVERYDAY: tuple[Activity, ...] = (
     *_many("Caught <> and stayed home{detail}{when}.", ("a bad cold", "flu", "a stomach bug"), times=("month",),
            details=(
         " for two days", " for three days", " for most of a week")),
-    _a("Sat through a long dentist appointment{when}{detail}.", days=WEEKDAYS, times=(M, A), details=(
+    _a("Sat through a long dentist appointment{when}{detail}.", days=WEEKDAYS, times=(M,), details=(
         "", " and came out with a filling", " and had a numb jaw all afternoon")),
     _a("Got a new pair of glasses{when}{detail}.", times=("month",), details=(
         " with thin metal frames", " with heavy dark frames", " after months of squinting at road signs")),
@@ -317,7 +318,7 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Went swimming at {place}{company}{when}{detail}.", K.POOL, times=(M, E), details=(
         "", " and swam forty lengths", " before the crowds arrived")),
     _a("Cycled out to {place} for lunch{company}{when}.", K.PUB, days=WEEKEND),
-    _a("Spent the afternoon people-watching at {place}{when}{detail}.", K.WATCH, times=("day",), details=(
+    _a("Spent the afternoon people-watching at {place}{detail}{when}.", K.WATCH, times=("day",), details=(
         "", " with a coffee", " and sketching passers-by", " with {person}")),
     _a("Planted tomatoes and herbs in window boxes{when}.", seasons=("spring",)),
     _a("Spent a morning weeding a plot at a community garden{company}{when}.", seasons=("spring", "summer", "autumn"),
@@ -348,13 +349,13 @@ EVERYDAY: tuple[Activity, ...] = (
            days=WEEKEND, times=(M,)),
     _a("Played five-a-side football{company}{when}{detail}.", times=(E,), details=(
         "", " and twisted an ankle", " and scored twice")),
-    *_many("Spent a long weekend in <>{company}{detail}.", TRIPS, days=(4, 5), details=(
+    *_many("Spent a long weekend <>{company}{detail}.", TRIPS, days=(4, 5), details=(
         "", " and did almost nothing", " and came back with a bag of local cheese")),
     _a("Took the night train to visit {person}{detail}.", details=("", " for a long weekend")),
     _a("Went camping by a lake{company}{when}{detail}.", seasons=("summer",), days=WEEKEND, details=(
         "", " and woke to mist over the water", " and forgot the tent pegs")),
     _a("Lost a favourite scarf on the bus{when}.", once=True, seasons=("winter", "autumn")),
-    _a("Baked a birthday cake for {person}{when}{detail}.", details=("", " shaped like a steam train")),
+    _a("Baked a birthday cake{detail} for {person}{when}.", details=("", " shaped like a steam train")),
     _a("Took {person} to a pottery fair{when}.", days=WEEKEND),
     _a("Spent a lazy Sunday making {detail}.", days=(6,), details=EVERYDAY_FOOD),
     *_many("Mended <> by hand{when}.", ("a torn jacket", "a pair of jeans", "an old quilt", "a rucksack strap"),
@@ -365,7 +366,7 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Bought fresh flowers at the market for no reason{when}.", days=(5,)),
     # Era-bound everyday life.
     _a("Made a mixtape of favourite songs for {person}{when}.", years=(1980, 1999)),
-    _a("Spent an evening taping songs off the radio{when}.", years=(1980, 1997), times=(E,)),
+    _a("Spent an evening taping songs off the radio{when}.", years=(1980, 1997), times=("day",)),
     _a("Burned a CD of road-trip songs for {person}{when}.", years=(1999, 2008)),
     _a("Rented a stack of films from the corner video shop for a film night{company}{when}.", years=(1986, 2006),
        days=(4, 5)),
@@ -378,7 +379,7 @@ EVERYDAY: tuple[Activity, ...] = (
     _a("Wrote emails home from an internet café on a trip abroad{when}.", years=(1997, 2008)),
     _a("Took two rolls of film to be developed{detail}{when}.", years=(1986, 2006), details=(
         "", " and picked out the best prints for an album")),
-    *_many("Printed a stack of photos from a digital camera for an album of <>{when}.", TRIPS, years=(2003, 2014)),
+    *_many("Printed the digital camera photos of a weekend <> for an album{when}.", TRIPS, years=(2003, 2014)),
     _a("Had a long video call with {person}{when}{detail}.", years=(2010, 9999), times=(E,), details=(
         "", " with a terrible connection")),
     *_many("Listened to a whole podcast series about <> on a long train journey{when}.", (
@@ -389,8 +390,8 @@ EVERYDAY: tuple[Activity, ...] = (
         " after years with an old flip phone", "")),
     _a("Tried a running app for a month{detail}.", years=(2010, 9999), details=(
         "", " and stopped after the free trial")),
-    *_many("Booked a cheap flight online for a weekend in <>{when}.", TRIPS, years=(2001, 9999)),
-    *_many("Posted photos of a weekend in <> online for the family{when}.", TRIPS, years=(2006, 9999)),
+    *_many("Booked a cheap flight online for a weekend <>{when}.", TRIPS, years=(2001, 9999)),
+    *_many("Posted photos of a weekend <> online for the family{when}.", TRIPS, years=(2006, 9999)),
     _a("Spent an evening online over a slow dial-up connection{when}.", years=(1996, 2004), times=(E,)),
     *_many("Read <> on an e-reader on a long flight{when}.", ("a whole novel", "two crime novels",
                                                               "a thick biography"), years=(2010, 9999)),
@@ -433,7 +434,7 @@ HOBBY_EVENTS: dict[str, tuple[Activity, ...]] = {
                                             "a jumper that took all winter")),
     "orienteering": (_a("Ran an orienteering course through {place}{company}{when}{detail}.", K.WOODS, days=WEEKEND,
                         details=("", " and missed one control", " in a personal best time")),),
-    "amateur astronomy": _many("Set up the telescope on {place} to look at <>{when}.",
+    "amateur astronomy": _many("Set up the telescope at {place} to look at <>{when}.",
                                ("the rings of Saturn", "the moons of Jupiter", "the Orion Nebula",
                                 "the craters of a half moon"), K.SKY, times=(N,)),
     "fly fishing": (_a("Spent {when} fly fishing on {place}{company}{detail}.", K.WATER, times=("span",), details=(
@@ -504,14 +505,14 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Negotiated a contract variation with a contractor{when}.", **SENIOR)),
     "secondary-school chemistry teacher": _work(
         _w("Marked a stack of mock exam papers{when}{detail}.", details=("", " late into the night")),
-        _w("Ran a parents' evening{when}{detail}.", times=("workday",), details=(
+        _w("Ran a parents' evening{detail}{when}.", times=("workday",), details=(
             "", " that overran by an hour", " with fourteen back-to-back appointments")),
         _w("Set up a flame test demonstration for a Year 9 class{when}."),
         _w("Invigilated a long exam in the sports hall{when}.", on=lambda t: t.month in (5, 6)),
         _w("Covered a colleague's lessons for a week{detail}.", details=("", " during a flu outbreak")),
         _w("Ran an after-school science club{when}{detail}.", details=(
             "", " where the pupils made slime", " where the pupils grew crystals")),
-        _w("Rewrote the safety briefing for the school lab{when}."),
+        _w("Rewrote the safety briefing for the school lab{when}.", once=True),
         _w("Wrote end-of-year reports for two classes{when}.", on=lambda t: t.month in (6, 7)),
         _w("Took a group of pupils on a residential field trip{detail}.", details=("", " to a river valley")),
         _w("Helped pupils through a science fair project{when}."),
@@ -619,7 +620,7 @@ WORK_EVENTS: dict[str, tuple[Activity, ...]] = {
         _w("Wrote up a grant report{when}{detail}.", details=("", " two days before the deadline")),
         _w("Gave a public talk at an aquarium{when}."),
         _w("Calibrated instruments before a research cruise{when}."),
-        _w("Counted seabirds from the deck during a survey{when}."),
+        _w("Counted seabirds from the deck of a survey ship{when}."),
         _w("Presented results at a conference{detail}.", details=("", " and fielded tough questions")),
         _w("Entered a season's field data into spreadsheets{when}."),
         _w("Tagged shore crabs on a low tide survey{when}."),

@@ -18,7 +18,7 @@ from sitbench.data._generator import _forms
 from sitbench.data._generator import _vocab as V
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
 from sitbench.data._generator._symbolic import PairPlan
-from sitbench.data._generator._text import overlap, tokens
+from sitbench.data._generator._text import overlap, tokens, with_article
 from sitbench.lineage._checks import certified_disjoint
 from sitbench.lineage import situated_state
 from sitbench.schema import (
@@ -437,7 +437,7 @@ class ProbeBuilder:
             who = self._stranger()
             turns = [(1, tau, tmpl.format(x=name))]
             specs = [Spec(m, Category.B, who, tau, turns, req_acts=[Act.REJECT], req=[c(prop, False)],
-                          proh=[c(prop)], note=f"False premise: a {kind} neither member has ({name}).")
+                          proh=[c(prop)], note=f"False premise: {with_article(kind)} neither member has ({name}).")
                      for m in (0, 1)]
             if not all(guard(s, self.ev[s.member], "reject") for s in specs):
                 return False

@@ -113,3 +113,18 @@ def test_list_shows_every_probe_with_category_and_first_words(pilot_dir: PilotDi
 def test_show_needs_a_probe_or_list(pilot_dir: PilotDir, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(pilot_dir.root)]) == 2
     assert "--list" in capsys.readouterr().err
+
+
+def test_sample_draws_the_same_probes_for_a_seed(pilot_dir: PilotDir, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(pilot_dir.root), "--sample", "5", "--seed", "3", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["seed"] == 3 and len(first["probes"]) == 5
+    ids = [p["probe_id"] for p in first["probes"]]
+    assert ids == sorted(set(ids))
+    assert main(["show", str(pilot_dir.root), "--sample", "5", "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("5 of 22 probes drawn at random with seed 3")
+    assert text.count(HEADER) == 5 and all(f"probe {pid} " in text for pid in ids)
+    assert main(["show", str(pilot_dir.root), "--sample", "5", "--seed", "4", "--json"]) == 0
+    assert [p["probe_id"] for p in json.loads(capsys.readouterr().out)["probes"]] != ids
+    assert main(["show", str(pilot_dir.root), "PR-01", "--sample", "2"]) == 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 from pathlib import Path
 
 import click
@@ -562,7 +563,10 @@ def probe_list(hidden: HiddenStore, visible: VisibleStore) -> list[dict[str, str
 @click.option("--list", "as_list", is_flag=True, help="List the probe ids with category and the first words of the "
                                                        "question instead of showing one probe.")
 @click.option("--json", "as_json", is_flag=True, help="Print the view (or the list) as JSON.")
-def show(dataset: Path, probe_id: str | None, as_list: bool, as_json: bool) -> None:
+@click.option("--sample", type=click.IntRange(min=1), default=None,
+              help="Show N probes drawn at random (with --seed) instead of one: a reading sample for review.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample's draw.")
+def show(dataset: Path, probe_id: str | None, as_list: bool, as_json: bool, sample: int | None, seed: int) -> None:
     """Show probe PROBE_ID of DATASET as an evaluator reads it (hidden store).
 
     \b
@@ -576,8 +580,22 @@ def show(dataset: Path, probe_id: str | None, as_list: bool, as_json: bool) -> N
     Never paste this output into a prompt: it contains the hidden contract.
     Exit code 2 when the dataset cannot be read or the probe does not exist.
     """
+    if sample is not None:
+        if probe_id is not None or as_list:
+            raise click.UsageError("--sample draws the probes itself: give no PROBE_ID and no --list")
+        hidden, visible = _load(dataset)
+        ids = sorted(hidden.probes)
+        drawn = sorted(random.Random(seed).sample(ids, min(sample, len(ids))))
+        views = [build_view(dataset, hidden, visible, pid) for pid in drawn]
+        if as_json:
+            click.echo(json.dumps({"view": HEADER, "seed": seed, "probes": [v.model_dump(mode="json") for v in views]},
+                                  indent=2, ensure_ascii=False))
+            return
+        click.echo(f"{len(views)} of {len(ids)} probes drawn at random with seed {seed}\n")
+        click.echo("\n\n".join(render_view(v) for v in views))
+        return
     if (probe_id is None) == (not as_list):
-        raise click.UsageError("give a PROBE_ID, or --list to see the probe ids")
+        raise click.UsageError("give a PROBE_ID, --list to see the probe ids, or --sample N")
     hidden, visible = _load(dataset)
     if as_list:
         rows = probe_list(hidden, visible)

@@ -67,8 +67,9 @@ CONFIDANT_Q = ("How is {check} going?", "Any news on {check}?", "Are you still s
 #: Plain questions about a view: a valid answer gives the view held at τ.
 VIEW_Q = ("What's your view on {topic}?", "Where do you stand on {topic} these days?", "What do you make of {topic}?")
 #: Questions about the history of a view: after a change, a valid answer also says that it changed.
-CHANGE_Q = ("Has your thinking on {topic} changed over the years?",
-            "What's your view on {topic}, and have you always thought so?", "Has your view on {topic} changed?")
+#: Questions about the view's history only: after a change they ask for the change, not the view.
+CHANGE_ONLY_Q = ("Has your thinking on {topic} changed over the years?", "Has your view on {topic} changed?")
+CHANGE_Q = CHANGE_ONLY_Q + ("What's your view on {topic}, and have you always thought so?",)
 BELIEF_Q = VIEW_Q + CHANGE_Q
 SESSION_1 = ("Quick thing: let's call the {obj} '{nick}' from now on, okay?",
              "Before we start, shall we call the {obj} '{nick}'? I like it.")
@@ -581,19 +582,20 @@ class ProbeBuilder:
         plans = list(zip(self.plan.members[0].beliefs, self.plan.members[1].beliefs))
         cands = [(i, tau, tmpl) for i in range(len(plans)) for tau in self.plan.checkpoints for tmpl in BELIEF_Q]
 
-        def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list, history: bool) -> Spec:  # noqa: ANN001
+        def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list, history: bool,  # noqa: ANN001
+                     view_asked: bool = True) -> Spec:
             b = plans[i][m]
             held = [p for p, t in zip(b.stances, b.dates) if t <= tau]
             all_stances = [self.reg.get(p) for p in self.plan.members[m].beliefs[i].stances]
             every = [p.prop_id for p in self.reg.props if p.slot == all_stances[0].slot and p.predicate == "stance"]
             if len(held) > 1:
-                # The fact of change is required only when the question asks about the view's history.
-                req = [c(held[-1], True, PE)] + ([c(b.change, True, PE)] if history else [])
+                # The fact of change is required only when the question asks about the view's history, and
+                # the current view only when the question asks for it ("Has your view changed?" does not).
+                req = ([c(held[-1], True, PE)] if view_asked else []) + ([c(b.change, True, PE)] if history else [])
+                asks = ("whether it changed" if not view_asked else
+                        "for the current view and whether it changed" if history else "for the current view")
                 return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=req, proh=[c(held[-2])],
-                            stratum="post",
-                            note=f"After the change of view on {b.topic.topic}"
-                                 + (": the question asks whether it changed." if history else
-                                    ": the question asks for the current view."))
+                            stratum="post", note=f"After the change of view on {b.topic.topic}: the question asks {asks}.")
             return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=[c(held[-1], True, PE)],
                         proh=[c(p) for p in every if p != held[-1]] + [c(b.change)], stratum="pre",
                         note=f"Before any change of view on {b.topic.topic}.")
@@ -604,7 +606,7 @@ class ProbeBuilder:
                 return False
             who = self.rng.choice(self.strangers + self.colleagues)
             turns = [(1, tau, tmpl.format(topic=plans[i][0].topic.topic))]
-            specs = [contract(m, i, tau, who, turns, tmpl in CHANGE_Q) for m in (0, 1)]
+            specs = [contract(m, i, tau, who, turns, tmpl in CHANGE_Q, tmpl not in CHANGE_ONLY_Q) for m in (0, 1)]
             if certified_disjoint(specs[0].contract(), specs[1].contract()):
                 specs[0].group = specs[1].group = self._group()
             bid = f"B-{plans[i][0].topic.keyword.replace(' ', '-')}"
@@ -657,7 +659,9 @@ class ProbeBuilder:
                 turns = [(1, s.t, t1.format(obj=s.obj, nick=s.nick[m])), (2, tau, t2.format(obj=s.obj))]
                 spec = Spec(m, Category.H, who, tau, turns, req_acts=[Act.ANSWER],
                             req=[c(s.props[m], True, PE, TB)], proh=[c(s.props[1 - m])], tier=Tier.COLLEAGUE,
-                            group=group, state_write=SESSION_WRITE, note=f"Nickname agreed in session {s.session_id}.")
+                            group=group, state_write=SESSION_WRITE,
+                            note=f"Nickname agreed with {s.colleague} on {s.t.isoformat()}, in this query's first "
+                                 f"session (lineage session record {s.session_id}).")
                 target = self._record(m, lambda e: e.session_id == s.session_id)
                 if not guard(spec, self.ev[m], "session", target):
                     return False

@@ -120,7 +120,7 @@ PLACES: tuple[Place, ...] = (
     _p("the public library", K.BOOKS), _p("a secondhand bookshop", K.BOOKS),
     _p("a village pub", K.PUB), _p("the local pub", K.PUB), _p("a pub with a big garden", K.PUB),
     _p("the river", K.WATER), _p("a reservoir in the hills", K.WATER), _p("a lake outside town", K.WATER),
-    _p("the reed beds by the river", K.WETLAND), _p("a nature reserve", K.WETLAND, K.WOODS, K.WALK),
+    _p("the reed beds by the river", K.WETLAND), _p("a nature reserve", K.WETLAND, K.WOODS),
     _p("the estuary mudflats", K.WETLAND, coastal=True),
 )
 
@@ -256,7 +256,7 @@ EVERYDAY: tuple[Activity, ...] = (
     *_many("Went to <> at {place}{company}{when}{detail}.", SHOWS, K.MUSIC, times=(E,),
            details=("", " and stayed for the encore", " and danced at the front", " and bought the band's record")),
     *_many("Went to <> at {place}{company}{when}{detail}.", RECITALS, K.RECITAL, times=(E,),
-           details=("", " from cheap seats at the back", " and stayed for the encore")),
+           details=("", " and listened from the cheap seats at the back", " and stayed for the encore")),
     _a("Went to a carol service at {place}{company}{when}.", K.CHURCH, times=(E,),
        on=lambda t: t.month == 12 and t.day >= 8),
     _a("Went to a birthday dinner for {person} at {place}{when}{detail}.", K.EAT, times=(E,), details=(

@@ -31,7 +31,6 @@ from sitbench.schema import (
     Lineage,
     SignedClaim,
     Tier,
-    Turn,
 )
 
 PE, AC, TB, AG, UN = (ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED, ClaimProvenance.TOLD_BY,

@@ -67,7 +67,8 @@ def main() -> None:
             e = time.perf_counter()
             m = compute_metrics(load_scores(run))[config]
             laa = per_pair_laa(run)
-            print(f"{model} under {config}: run {r - s:.1f} s, score {e - r:.1f} s; Macro SIT {m.macro_sit:.4f}, "
+            macro = "undefined" if m.macro_sit is None else f"{m.macro_sit:.4f}"
+            print(f"{model} under {config}: run {r - s:.1f} s, score {e - r:.1f} s; Macro SIT {macro}, "
                   f"LAA {m.LAA:.4f}, max per-pair LAA {max(laa.values()):.4f}")
 
 

@@ -41,8 +41,9 @@ def smollm2_url() -> Iterator[str]:
     from sitbench.candidates import serve_local_model
     from sitbench.candidates.llamacpp import find_shipped_gguf
 
-    # --cache keeps prompt states in RAM: trials of one configuration share long prefixes.
-    extra = ["--n_threads", str(THREADS), "--cache", "true"]
+    # No prompt cache: llama.cpp's RAM cache of prompt states grew past 20 GB over the 198 trials on a
+    # loaded machine and the server was killed for memory; without it the server stays near 1 GB.
+    extra = ["--n_threads", str(THREADS)]
     with serve_local_model(find_shipped_gguf("smollm2")[0], n_ctx=4096, alias="smollm2", extra_args=extra) as base_url:
         yield base_url
 

@@ -23,12 +23,12 @@ class DecodingConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    temperature: float = 0.0
-    """Sampling temperature; 0 requests greedy decoding."""
-    top_p: float = 1.0
-    """Nucleus sampling mass."""
-    max_tokens: int = 512
-    """Maximum output tokens."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, allow_inf_nan=False)
+    """Sampling temperature, 0–2; 0 requests greedy decoding."""
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, allow_inf_nan=False)
+    """Nucleus sampling mass, in (0, 1]."""
+    max_tokens: int = Field(default=512, ge=1)
+    """Maximum output tokens (at least 1)."""
     seed: int | None = 0
     """Seed passed to providers that accept one (never treated as proof of determinism)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import sys
 import tempfile
@@ -12,6 +13,28 @@ from pathlib import Path
 import click
 
 from sitbench.errors import InputError
+
+
+class _Bounded(click.ParamType):
+    """A finite number inside a range: NaN and infinities are refused, not silently accepted."""
+
+    def __init__(self, kind: type, low: float | None, high: float | None, *, low_open: bool = False) -> None:
+        self.kind, self.low, self.high, self.low_open = kind, low, high, low_open
+        self.name = kind.__name__
+
+    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201
+        try:
+            number = self.kind(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a valid {self.name}", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        too_low = self.low is not None and (number <= self.low if self.low_open else number < self.low)
+        if too_low or (self.high is not None and number > self.high):
+            low = "" if self.low is None else f"{'>' if self.low_open else '≥'} {self.low:,}"
+            high = "" if self.high is None else f"≤ {self.high:,}"
+            self.fail(f"{value!r} is out of range: use a value {' and '.join(x for x in (low, high) if x)}", param, ctx)
+        return number
 
 
 def _quiet() -> bool:
@@ -105,16 +128,21 @@ def score_run(run: Path, extractor_spec: str | None = None) -> int:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Run directory.")
 @click.option("--handler", type=click.Choice(["native", "perfect"]), default="native", show_default=True,
               help="Evidence handler for D–H: the configuration's own, or a perfect (oracle-selected) one.")
-@click.option("--max-connections", default=8, show_default=True, help="Concurrent candidate calls.")
+@click.option("--max-connections", default=8, show_default=True, type=_Bounded(int, 1, 1024),
+              help="Concurrent candidate calls (1–1024).")
 @click.option("--shard", default=None, help="Run only shard i/n of the trials (merge shards with `sitbench merge`).")
 @click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished trials.")
-@click.option("--temperature", default=0.0, show_default=True, type=float)
-@click.option("--top-p", default=1.0, show_default=True, type=float)
-@click.option("--max-tokens", default=512, show_default=True, type=int)
+@click.option("--temperature", default=0.0, show_default=True, type=_Bounded(float, 0, 2),
+              help="Sampling temperature, 0–2 (0 asks for greedy decoding).")
+@click.option("--top-p", default=1.0, show_default=True, type=_Bounded(float, 0, 1, low_open=True),
+              help="Nucleus sampling mass, in (0, 1].")
+@click.option("--max-tokens", default=512, show_default=True, type=_Bounded(int, 1, 1_000_000),
+              help="Output budget of one answer, in tokens (≥ 1).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Decoding seed for providers that take one.")
 @click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server (openai/ models).")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
-@click.option("--timeout", "timeout_s", default=None, type=float, help="Per-call timeout in seconds (remote models).")
+@click.option("--timeout", "timeout_s", default=None, type=_Bounded(float, 0, 86_400, low_open=True),
+              help="Per-call timeout in seconds (remote models; > 0).")
 @click.option("--cache/--no-cache", default=False, show_default=True,
               help="Serve repeated requests from the SQLite response cache and store new answers there "
                    "(drops are never stored; mock candidates never use it).")

@@ -67,7 +67,11 @@ def parse_configs(value: str) -> list[str]:
     if value.strip().lower() == "all":
         return list(CONFIGS)
     known = {c.upper(): c for c in (*CONFIGS, BUDGETED_G)}
-    chosen = [known.get(c.strip().upper(), c.strip()) for c in value.split(",") if c.strip()]
+    parts = [c.strip() for c in value.split(",")]
+    if any(not c for c in parts):
+        raise InputError(f"--config {value!r}: an empty item; use 'all' or a comma list of A–I and {BUDGETED_G}, "
+                         "such as B,C,I")
+    chosen = [known.get(c.upper(), c) for c in parts]
     bad = [c for c in chosen if c not in known.values()]
     if bad or not chosen:
         raise InputError(f"--config {value!r}: use 'all' or a comma list of A–I and {BUDGETED_G} (unknown: {bad})")

@@ -1,6 +1,7 @@
 """A sentinel API key is sent to the server and never shows up anywhere else.
 
-Checked places: ``describe()``, response fields (drop reasons), exception messages
+Checked places: ``describe()``, response fields (drop reasons, answers that echo the key whole or any
+12 characters of it), exception messages
 and tracebacks, and every log record at DEBUG level (ours and the SDKs').
 """
 
@@ -100,3 +101,40 @@ def test_errors_and_tracebacks_never_carry_the_key(
     printed = "".join(traceback.format_exception(info.value))
     assert f"HTTP {status}" in str(info.value)
     _assert_clean(caplog, str(info.value), printed)
+
+
+def _echo_key_answer(provider: str, text: str) -> Any:
+    # A server that answers normally but repeats (part of) the key in the completion itself.
+    def reply(request: Any) -> Any:
+        if provider == "openai":
+            return httpx.Response(200, json={
+                "id": "c1", "object": "chat.completion", "created": 0, "model": "model-x",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]})
+        return httpx.Response(200, json={
+            "id": "m1", "type": "message", "role": "assistant", "model": "model-x",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1}})
+
+    return reply
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("echo", [SENTINEL, SENTINEL[:-3], SENTINEL[5:], SENTINEL[10:22]])
+def test_a_key_echoed_whole_or_in_part_in_an_answer_is_redacted(provider: str, echo: str,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    response = _ask(_candidate(provider, _echo_key_answer(provider, f"Your key is {echo}, right?")))
+    assert response.status != "drop" and response.text == "Your key is [redacted], right?"
+    stored = response.model_dump_json()
+    for i in range(len(SENTINEL) - 11):
+        assert SENTINEL[i:i + 12] not in stored
+    _assert_clean(caplog, stored)
+
+
+def test_redactor_keeps_text_that_shares_less_than_twelve_characters() -> None:
+    from sitbench.candidates._remote import Redactor
+
+    redact = Redactor(SENTINEL)
+    eleven = SENTINEL[:11]
+    assert redact(f"{eleven} shares eleven characters") == f"{eleven} shares eleven characters"
+    assert redact(f"a{SENTINEL[:12]}b and {SENTINEL[-12:]}") == "a[redacted]b and [redacted]"
+    assert Redactor(None)("anything") == "anything" and Redactor("abcd")("xabcdx") == "x[redacted]x"

@@ -80,17 +80,44 @@ class MalformedResponse(Exception):
     """The provider answered 2xx but the body is not the documented shape."""
 
 
+#: The shortest run of a secret's characters that counts as an echo of it (a server that repeats a key
+#: minus its last characters still leaks the rest).
+PARTIAL_ECHO = 12
+
+
 class Redactor:
-    """Removes a secret from any text before it reaches a log line, a reason or an error."""
+    """Removes a secret, and any run of at least :data:`PARTIAL_ECHO` of its characters, from any text
+    before it reaches a log line, a reason, an error or a stored response."""
 
     def __init__(self, secret: str | None) -> None:
         self._secret = secret if secret and len(secret) >= 4 else None
+        self._window = min(PARTIAL_ECHO, len(self._secret)) if self._secret else 0
+        self._pieces = frozenset(self._secret[i:i + self._window]
+                                 for i in range(len(self._secret) - self._window + 1)) if self._secret else frozenset()
 
     def __call__(self, text: str) -> str:
-        """Return ``text`` with every occurrence of the secret replaced."""
-        if self._secret is None:
+        """Return ``text`` with every occurrence of the secret, whole or in part, replaced."""
+        if self._secret is None or len(text) < self._window:
             return text
-        return text.replace(self._secret, _REDACTED)
+        text = text.replace(self._secret, _REDACTED)
+        k = self._window
+        covered_to = -1
+        spans: list[list[int]] = []
+        for i in range(len(text) - k + 1):
+            if text[i:i + k] in self._pieces:
+                if spans and i <= covered_to:
+                    spans[-1][1] = i + k
+                else:
+                    spans.append([i, i + k])
+                covered_to = i + k
+        if not spans:
+            return text
+        out, pos = [], 0
+        for start, end in spans:
+            out += [text[pos:start], _REDACTED]
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:

@@ -220,7 +220,7 @@ class AnthropicCandidate:
             )
         # end_turn, stop_sequence and max_tokens all leave an answer to score; a
         # max_tokens cut is the model's answer under the configured budget.
-        return CandidateResponse(text="".join(texts), **base, **meta)
+        return CandidateResponse(text=self._redact("".join(texts)), **base, **meta)
 
     def describe(self) -> dict[str, Any]:
         """Provider, model id, base URL, API version, decoding fields sent; never the key."""

@@ -232,7 +232,7 @@ class OpenAICompatCandidate:
         if content is None:
             reason = f"no_text (finish_reason {choice.finish_reason})"
             return CandidateResponse(text=None, status="drop", drop_reason=reason, **base, **meta)
-        return CandidateResponse(text=content, **base, **meta)
+        return CandidateResponse(text=self._redact(content), **base, **meta)
 
     async def _call(self, body: dict[str, Any], trial_id: str) -> CallOutcome:
         client = self._client()

@@ -98,9 +98,18 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
 
 
+def _warn_torn(store) -> None:  # noqa: ANN001
+    """Say so when responses.jsonl ends in a torn line: that trial is not scored until it is re-run."""
+    if store.torn_bytes:
+        click.echo(f"warning: {store.responses_path} ends with a torn line ({store.torn_bytes} bytes after the last "
+                   "complete trial: its writer was killed); it is not scored. Re-run it with `sitbench run ... "
+                   "--resume`, then score again.", err=True)
+
+
 def score_run(run: Path, extractor_spec: str | None = None) -> int:
     """Score a run's stored responses; returns the number of scored trials."""
     from sitbench.lineage._checks import load_dataset
+    from sitbench.runs._runner import verify_run_dataset
     from sitbench.runs._scoring import score_trials
     from sitbench.runs._store import RunStore
     from sitbench.verify import get_extractor, verifier_label
@@ -113,7 +122,11 @@ def score_run(run: Path, extractor_spec: str | None = None) -> int:
     if not dataset.is_dir():
         raise InputError(f"{run}/manifest.json: dataset.path {str(dataset)!r} is not a directory; "
                          "move the dataset back or pass it with --dataset")
-    records = score_trials(load_dataset(dataset), store.trials(), extractor)
+    ds = load_dataset(dataset)
+    verify_run_dataset(ds, manifest.dataset, run)
+    trials = store.trials()
+    _warn_torn(store)
+    records = score_trials(ds, trials, extractor)
     store.write_scores(records)
     store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
     return len(records)

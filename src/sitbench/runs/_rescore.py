@@ -91,14 +91,19 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         raise InputError(f"--out {out}: already holds files; give a new or empty directory")
     data_dir = run_dataset_dir(run, manifest, dataset)
     ds = load_dataset(data_dir)
-    from sitbench.runs._runner import _dataset_fields
+    from sitbench.runs._runner import _dataset_fields, verify_run_dataset
 
     fields = _dataset_fields(ds)
     recorded = manifest.dataset.get("manifest_sha256")
     if recorded and fields.get("manifest_sha256") != recorded:
         raise InputError(f"--dataset {data_dir}: manifest SHA-256 {fields.get('manifest_sha256')} differs from "
                          f"the run's {recorded}; pass the dataset the run was made with")
+    verify_run_dataset(ds, manifest.dataset, run)
     trials = source.trials()
+    if source.torn_bytes:
+        raise InputError(f"{source.responses_path}: ends with a torn line ({source.torn_bytes} bytes after the last "
+                         "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "
+                         "before rescoring it")
     previous = _previous_scores(source)
     records = score_trials(ds, trials, extractor)
 

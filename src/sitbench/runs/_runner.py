@@ -117,6 +117,28 @@ def _dataset_fields(ds: LoadedDataset) -> dict[str, object]:
             "counts": manifest.counts if manifest else {}}
 
 
+def verify_run_dataset(ds: LoadedDataset, recorded: dict[str, object], run: Path) -> None:
+    """Stop when ``ds`` is not the dataset the run was made with, or was edited since.
+
+    Two checks: the SHA-256 of the dataset's manifest against the one the run recorded, and every
+    store file against the hash the dataset's manifest lists for it.
+
+    Raises:
+        InputError: naming the file that differs and what to do.
+    """
+    expected = recorded.get("manifest_sha256")
+    actual = _dataset_fields(ds).get("manifest_sha256")
+    if expected and actual != expected:
+        raise InputError(f"{run}/manifest.json: dataset.manifest_sha256 {expected} but {ds.root / MANIFEST} has "
+                         f"{actual}; score with the dataset the run was made with (`sitbench rescore --dataset DIR`)")
+    for rel, digest in (ds.manifest.files if ds.manifest else {}).items():
+        path = ds.root / rel
+        if not path.is_file() or sha256_file(path) != digest:
+            raise InputError(f"{path}: {'missing' if not path.is_file() else 'changed'} since the dataset was "
+                             f"written (its {MANIFEST} lists SHA-256 {digest}); restore the file, or regenerate the "
+                             "dataset and re-run: verdicts against an edited dataset would not be the run's")
+
+
 class Runner:
     """Runs trials for one dataset and candidate into one run directory."""
 
@@ -250,7 +272,7 @@ class Runner:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
         manifest = self.manifest(started, existing)
         self.store.write_manifest(manifest)
-        done = {t.trial_id for t in self.store.trials()}
+        done = {t.trial_id for t in self.store.trials(repair=True)}
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
                 if f"{c}:{p}" not in done]
         semaphore = asyncio.Semaphore(max(1, self.options.max_connections))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores._io import iter_jsonl, load_model, write_json, write_jsonl
+from sitbench.stores._io import iter_jsonl, iter_records, load_model, write_json, write_jsonl
 
 MANIFEST = "manifest.json"
 RESPONSES = "responses.jsonl"
@@ -36,18 +37,33 @@ class RunStore:
     def write_manifest(self, manifest: RunManifest) -> None:
         write_json(self.root / MANIFEST, manifest)
 
-    def trials(self) -> list[TrialRecord]:
-        """Completed lines of responses.jsonl; a torn last line (a killed writer) is ignored."""
+    torn_bytes: int = 0
+    """Length of the torn last line the latest :meth:`trials` found (0 when the file ended cleanly)."""
+
+    def trials(self, *, repair: bool = False) -> list[TrialRecord]:
+        """The complete lines of responses.jsonl.
+
+        A torn last line (a writer killed mid-line) is never a trial: its length is left in
+        :attr:`torn_bytes` for the caller to report, and with ``repair`` (a run about to append) it is
+        cut off so the next append starts on a fresh line. Reading alone never changes the file.
+        """
         path = self.responses_path
+        self.torn_bytes = 0
         if not path.exists():
             return []
         data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            # Drop the torn tail so the next append starts on a fresh line.
-            cut = data.rfind(b"\n") + 1
+        cut = data.rfind(b"\n") + 1 if data and not data.endswith(b"\n") else len(data)
+        self.torn_bytes = len(data) - cut
+        if self.torn_bytes and repair:
             with path.open("r+b") as handle:
                 handle.truncate(cut)
-        return [record for _, record in iter_jsonl(path, TrialRecord, str(path))]
+        try:
+            text = data[:cut].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[:exc.start].count(b"\n") + 1
+            raise InputError(f"{path} line {line}: not valid UTF-8 (byte {exc.start}); the file is damaged — "
+                             "restore it from a copy or re-run the trials with `sitbench run --resume`") from None
+        return [record for _, record in iter_records(io.StringIO(text), str(path), TrialRecord)]
 
     def append_trial(self, record: TrialRecord) -> None:
         line = (record.model_dump_json() + "\n").encode("utf-8")

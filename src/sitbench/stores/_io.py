@@ -81,6 +81,11 @@ def iter_jsonl(path: Path, model: type[M], label: str | None = None) -> Iterator
             gc.enable()
 
 
+def iter_records(handle: TextIO, name: str, model: type[M]) -> Iterator[tuple[int, M]]:
+    """Like :func:`iter_jsonl`, over an open text stream; ``name`` labels errors."""
+    return _records(handle, name, model)
+
+
 def _records(handle: TextIO, name: str, model: type[M]) -> Iterator[tuple[int, M]]:
     with handle:
         for number, line in enumerate(handle, start=1):

@@ -1,0 +1,57 @@
+"""Scoring never loses or misreads a trial silently: torn lines are reported, damaged files and edited datasets stop it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitbench.cli import main
+
+
+@pytest.fixture
+def run(pilot: Path, tmp_path: Path) -> tuple[Path, Path]:
+    data = tmp_path / "data"
+    shutil.copytree(pilot, data)
+    out = tmp_path / "run"
+    assert main(["run", str(data), "--config", "B,I", "--model", "mock/oracle", "--out", str(out)]) == 0
+    return data, out
+
+
+def test_a_torn_last_line_is_reported_and_left_in_place(run: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = run
+    responses = out / "responses.jsonl"
+    whole = responses.read_bytes()
+    torn = whole + b'{"trial_id": "I:PR-0'
+    responses.write_bytes(torn)
+    capsys.readouterr()
+    assert main(["score", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "scored 44 trials" in captured.out
+    assert "torn line" in captured.err and "--resume" in captured.err
+    assert responses.read_bytes() == torn, "reading a run never changes it"
+    assert main(["rescore", str(out), "--out", str(out.parent / "again")]) == 2
+    assert "torn line" in capsys.readouterr().err
+
+
+def test_invalid_utf8_in_responses_names_the_line(run: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = run
+    responses = out / "responses.jsonl"
+    lines = responses.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"PR-", b"PR\xff-", 1)
+    responses.write_bytes(b"\n".join(lines))
+    capsys.readouterr()
+    assert main(["score", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "line 3" in err and "UTF-8" in err
+
+
+def test_a_dataset_edited_after_the_run_stops_scoring(run: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    data, out = run
+    probes = data / "hidden" / "probes.jsonl"
+    probes.write_text(probes.read_text(encoding="utf-8").replace("PR-01", "PR-01", 1) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["score", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "probes.jsonl" in err and "changed since the dataset was written" in err

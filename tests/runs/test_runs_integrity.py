@@ -55,3 +55,42 @@ def test_a_dataset_edited_after_the_run_stops_scoring(run: tuple[Path, Path], ca
     assert main(["score", str(out)]) == 2
     err = capsys.readouterr().err
     assert "probes.jsonl" in err and "changed since the dataset was written" in err
+
+
+@pytest.mark.parametrize(("extra", "names"), [
+    (["--config", "B"], "--config B,I (now B)"),
+    (["--config", "B,I", "--temperature", "0.5"], "decoding"),
+    (["--config", "B,I", "--handler", "perfect"], "--handler native (now perfect)"),
+    (["--config", "B,I", "--max-tokens", "64"], "decoding"),
+])
+def test_resume_refuses_other_settings(run: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+                                       extra: list[str], names: str) -> None:
+    data, out = run
+    before = (out / "manifest.json").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", str(data), "--model", "mock/oracle", "--out", str(out), "--resume", *extra]) == 2
+    err = capsys.readouterr().err
+    assert names in err and "--resume continues the same run" in err
+    assert (out / "manifest.json").read_text(encoding="utf-8") == before, "the manifest is not rewritten"
+
+
+def test_resume_refuses_another_dataset(run: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sitbench.data import generate_content, write_dataset
+
+    _, out = run
+    other = tmp_path / "other"
+    write_dataset(generate_content("dev", 3), other)
+    capsys.readouterr()
+    assert main(["run", str(other), "--config", "B,I", "--model", "mock/oracle", "--out", str(out), "--resume"]) == 2
+    assert "the dataset" in capsys.readouterr().err
+    lines = (out / "responses.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 44, "nothing of the other suite was appended"
+
+
+def test_resume_with_the_same_settings_still_finishes(run: tuple[Path, Path]) -> None:
+    data, out = run
+    responses = out / "responses.jsonl"
+    lines = responses.read_text(encoding="utf-8").splitlines()
+    responses.write_text("\n".join(lines[:30]) + "\n", encoding="utf-8")
+    assert main(["run", str(data), "--config", "B,I", "--model", "mock/oracle", "--out", str(out), "--resume"]) == 0
+    assert len(responses.read_text(encoding="utf-8").splitlines()) == 44

@@ -168,6 +168,31 @@ class Runner:
             return {"enabled": False, "bypassed": "deterministic mock candidates are never cached"}
         return {"enabled": True, "epoch": self.options.epoch}
 
+    def _check_resumable(self, existing: RunManifest) -> None:
+        """A resumed run continues the same experiment: same model, dataset, configurations, handler,
+        decoding and shard, or it stops naming what differs."""
+        o = self.options
+        here = _dataset_fields(self.ds)
+        differences = []
+        if existing.candidate.get("spec") not in (None, self.model):
+            differences.append(f"--model {existing.candidate.get('spec')} (now {self.model})")
+        if existing.dataset.get("manifest_sha256") not in (None, here.get("manifest_sha256")):
+            differences.append(f"the dataset {existing.dataset.get('path')} (manifest SHA-256 "
+                               f"{existing.dataset.get('manifest_sha256')}; now {here.get('path')}, "
+                               f"{here.get('manifest_sha256')})")
+        if list(existing.configs) != list(o.configs):
+            differences.append(f"--config {','.join(existing.configs)} (now {','.join(o.configs)})")
+        if existing.handler != o.handler:
+            differences.append(f"--handler {existing.handler} (now {o.handler})")
+        if existing.decoding != o.decoding:
+            differences.append(f"decoding {existing.decoding.model_dump()} (now {o.decoding.model_dump()})")
+        shard = f"{o.shard[0]}/{o.shard[1]}" if o.shard else None
+        if existing.shard != shard:
+            differences.append(f"--shard {existing.shard} (now {shard})")
+        if differences:
+            raise InputError(f"{self.store.root}: --resume continues the same run, which was made with "
+                             + "; ".join(differences) + ". Resume with the run's settings, or choose another --out")
+
     def manifest(self, started: str, existing: RunManifest | None) -> RunManifest:
         o = self.options
         describe = self.candidate.describe()
@@ -265,9 +290,7 @@ class Runner:
                 raise InputError(f"{self.store.root}: already holds a run; pass --resume to continue it "
                                  "or choose another --out")
             existing = self.store.manifest()
-            if existing.candidate.get("spec") not in (None, self.model):
-                raise InputError(f"{self.store.root}: the run was made with --model {existing.candidate.get('spec')}; "
-                                 f"resume it with the same model, not {self.model}")
+            self._check_resumable(existing)
         elif resume:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
         manifest = self.manifest(started, existing)

@@ -94,3 +94,40 @@ def test_resume_with_the_same_settings_still_finishes(run: tuple[Path, Path]) ->
     responses.write_text("\n".join(lines[:30]) + "\n", encoding="utf-8")
     assert main(["run", str(data), "--config", "B,I", "--model", "mock/oracle", "--out", str(out), "--resume"]) == 0
     assert len(responses.read_text(encoding="utf-8").splitlines()) == 44
+
+
+def _drop(out: Path, n: int) -> list[str]:
+    """Turn the first n trials of a finished run into drops, as a dead server would have left them."""
+    import json
+
+    responses = out / "responses.jsonl"
+    records = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
+    for record in records[:n]:
+        record["status"], record["drop_reason"] = "dropped", "connection_refused: server down"
+    responses.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return [r["trial_id"] for r in records[:n]]
+
+
+def test_resume_re_attempts_dropped_trials(run: tuple[Path, Path]) -> None:
+    import json
+
+    data, out = run
+    dropped = _drop(out, 5)
+    assert main(["run", str(data), "--config", "B,I", "--model", "mock/oracle", "--out", str(out), "--resume"]) == 0
+    records = [json.loads(line) for line in (out / "responses.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 44 and len({r["trial_id"] for r in records}) == 44
+    assert all(r["status"] == "completed" for r in records if r["trial_id"] in dropped)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["completed"] == 44 and manifest["counts"]["dropped"] == 0
+
+
+def test_a_run_with_drops_says_so_and_fails_above_the_threshold(run: tuple[Path, Path], tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data, _ = run
+    # A server that is not there: every trial is dropped.
+    out = tmp_path / "dead"
+    code = main(["run", str(data), "--config", "B", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--api-key-env", "SITBENCH_NO_SUCH_KEY_ENV", "--timeout", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "22 of 22 trials dropped" in err and "--resume" in err and "--max-drop-rate" in err

@@ -163,9 +163,13 @@ def score_run(run: Path, extractor_spec: str | None = None) -> int:
               help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
 @click.option("--epoch", default=0, show_default=True, type=int,
               help="Repetition index; part of the cache key, so a new epoch samples afresh.")
+@click.option("--max-drop-rate", default=0.02, show_default=True, type=_Bounded(float, 0, 1),
+              help="Share of dropped trials (infrastructure failures) above which the run exits with code 3; "
+                   "`--resume` re-attempts dropped trials.")
 def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_connections: int, shard: str | None,
         resume: bool, temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
-        api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int) -> None:
+        api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
+        max_drop_rate: float) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -186,6 +190,22 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
                                        cache_path=cache_path, epoch=epoch)
     click.echo(f"{out}: {completed}/{attempted} trials completed in {time.perf_counter() - started:.1f}s; "
                f"next: sitbench score {out}")
+    dropped = attempted - completed
+    if dropped:
+        from collections import Counter
+
+        from sitbench.runs._store import RunStore
+
+        reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).trials()
+                          if t.status == "dropped")
+        listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
+        click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
+                   f"Re-attempt them with `sitbench run {dataset} --model {model} --out {out} --resume` "
+                   "(same settings).", err=True)
+        if attempted and dropped / attempted > max_drop_rate:
+            click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
+                       f"{max_drop_rate:.1%}", err=True)
+            raise click.exceptions.Exit(3)
 
 
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,

@@ -295,7 +295,8 @@ class Runner:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
         manifest = self.manifest(started, existing)
         self.store.write_manifest(manifest)
-        done = {t.trial_id for t in self.store.trials(repair=True)}
+        # A dropped trial is not done: resuming re-attempts it (its new record replaces the drop below).
+        done = {t.trial_id for t in self.store.trials(repair=True) if t.status != "dropped"}
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
                 if f"{c}:{p}" not in done]
         semaphore = asyncio.Semaphore(max(1, self.options.max_connections))
@@ -311,9 +312,10 @@ class Runner:
 
         await asyncio.gather(*(one(c, p) for c, p in todo))
         trials = self.store.trials()
+        latest = {t.trial_id: t for t in trials}  # a re-attempted drop: the later record stands
         order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
                                                                     self.options.shard))}
-        canonical = sorted(trials, key=lambda t: order.get(t.trial_id, len(order)))
+        canonical = sorted(latest.values(), key=lambda t: order.get(t.trial_id, len(order)))
         if [t.trial_id for t in canonical] != [t.trial_id for t in trials]:
             write_jsonl(self.store.responses_path, canonical)
         manifest = manifest.model_copy(update={

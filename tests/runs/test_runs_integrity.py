@@ -131,3 +131,23 @@ def test_a_run_with_drops_says_so_and_fails_above_the_threshold(run: tuple[Path,
     err = capsys.readouterr().err
     assert code == 3, err
     assert "22 of 22 trials dropped" in err and "--resume" in err and "--max-drop-rate" in err
+
+
+def test_the_manifest_records_an_absolute_dataset_path_and_score_takes_a_moved_one(
+        pilot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    shutil.copytree(pilot, tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "data", "--config", "I", "--model", "mock/oracle", "--out", "run"]) == 0
+    recorded = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))["dataset"]["path"]
+    assert Path(recorded).is_absolute() and Path(recorded) == (tmp_path / "data").resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["score", str(tmp_path / "run")]) == 0
+    (tmp_path / "data").rename(tmp_path / "moved")
+    capsys.readouterr()
+    assert main(["score", str(tmp_path / "run")]) == 2
+    assert "--dataset" in capsys.readouterr().err
+    assert main(["score", str(tmp_path / "run"), "--dataset", str(tmp_path / "moved")]) == 0

@@ -106,9 +106,13 @@ def _warn_torn(store) -> None:  # noqa: ANN001
                    "--resume`, then score again.", err=True)
 
 
-def score_run(run: Path, extractor_spec: str | None = None) -> int:
-    """Score a run's stored responses; returns the number of scored trials."""
+def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None = None) -> int:
+    """Score a run's stored responses; returns the number of scored trials.
+
+    ``dataset`` is the dataset directory when it moved since the run (the manifest's path by default);
+    it must be the same dataset, byte for byte."""
     from sitbench.lineage._checks import load_dataset
+    from sitbench.runs._rescore import run_dataset_dir
     from sitbench.runs._runner import verify_run_dataset
     from sitbench.runs._scoring import score_trials
     from sitbench.runs._store import RunStore
@@ -118,11 +122,7 @@ def score_run(run: Path, extractor_spec: str | None = None) -> int:
 
     store = RunStore(run).require()
     manifest = store.manifest()
-    dataset = Path(str(manifest.dataset.get("path", "")))
-    if not dataset.is_dir():
-        raise InputError(f"{run}/manifest.json: dataset.path {str(dataset)!r} is not a directory; "
-                         "move the dataset back or pass it with --dataset")
-    ds = load_dataset(dataset)
+    ds = load_dataset(run_dataset_dir(run, manifest, dataset))
     verify_run_dataset(ds, manifest.dataset, run)
     trials = store.trials()
     _warn_torn(store)
@@ -218,13 +218,19 @@ _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show
 @click.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @_EXTRACTOR
-def score(run_dir: Path, extractor_spec: str) -> None:
+@click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Dataset directory, when it moved since the run (it must be the same dataset).")
+def score(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
     """Extract and score the stored responses of RUN_DIR (no model is called).
 
     Writes RUN_DIR/scores.jsonl: the observation, the seven-check verdict, the
     partner verdict for theorem-qualified probes, and the FMR/TL/UEL flags.
+
+    \b
+    Example:
+      sitbench score runs/oracle && sitbench metrics runs/oracle
     """
-    n = score_run(run_dir, extractor_spec)
+    n = score_run(run_dir, extractor_spec, dataset)
     click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir}")
 
 

@@ -111,7 +111,8 @@ def trial_ids(ds: LoadedDataset, configs: list[str], shard: tuple[int, int] | No
 
 def _dataset_fields(ds: LoadedDataset) -> dict[str, object]:
     manifest = ds.manifest
-    return {"path": str(ds.root), "suite": manifest.suite if manifest else None,
+    # An absolute path: a run is scored from wherever the user stands, not only where it was started.
+    return {"path": str(ds.root.resolve()), "suite": manifest.suite if manifest else None,
             "seed": manifest.seed if manifest else None,
             "manifest_sha256": sha256_file(ds.root / MANIFEST) if (ds.root / MANIFEST).exists() else None,
             "counts": manifest.counts if manifest else {}}

@@ -129,7 +129,7 @@ def test_a_run_with_drops_says_so_and_fails_above_the_threshold(run: tuple[Path,
     code = main(["run", str(data), "--config", "B", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
                  "--api-key-env", "SITBENCH_NO_SUCH_KEY_ENV", "--timeout", "2", "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == 3, err
+    assert code == 4, err
     assert "22 of 22 trials dropped" in err and "--resume" in err and "--max-drop-rate" in err
 
 

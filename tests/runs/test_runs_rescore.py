@@ -118,5 +118,5 @@ def test_cli_rescore_and_its_errors(scored_run: Path, pilot: Path, tmp_path: Pat
     shutil.copytree(pilot, other)
     with (other / "manifest.json").open("a") as handle:
         handle.write(" ")
-    with pytest.raises(InputError, match="differs from the run's"):
+    with pytest.raises(InputError, match="pass the dataset the run was made with"):
         rescore_run(scored_run, tmp_path / "r5", other)

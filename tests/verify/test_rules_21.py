@@ -151,3 +151,17 @@ def test_someone_elses_view_is_not_the_identitys(judge: Judge, response: str) ->
 def test_the_identity_after_someone_elses_view_still_speaks(judge: Judge) -> None:
     claims = _claims(judge, "PR-20", "My sister says phones should be banned, but I'd allow them for structured tasks.")
     assert ("P-32", True) in claims and ("P-31", True) not in claims
+
+
+def test_a_place_as_subject_is_not_someone_elses_view(judge: Judge) -> None:
+    observation = judge.extract("PR-01", "Zurich felt like home, though I never lived in Kyoto.")
+    assert "other_view" not in observation.confidence.signals
+    assert ("P-01", False) in {(c.prop_id, c.polarity) for c in observation.claims}
+
+
+@pytest.mark.parametrize("response", ["I picked the wrong one at first, but I love it now.",
+                                      "I was in the wrong place at the wrong time once."])
+def test_wrong_in_passing_is_no_rejection(judge: Judge, response: str) -> None:
+    from sitbench.schema import Act
+
+    assert Act.REJECT not in judge.extract("PR-01", response).acts

@@ -1,4 +1,4 @@
-"""Misspelled registry words are read as the word (stage 1, masking): swaps and a wrong letter in a name."""
+"""Misspelled registry words are read as the word (stage 1, masking): two letters swapped, nothing else."""
 
 from __future__ import annotations
 
@@ -39,3 +39,8 @@ def test_short_common_words_are_not_swapped_into_registry_words(judge: Judge) ->
     index = _typo_index([trail])
     assert "trial" not in index  # a real word one swap away from a short registry word
     assert _correct_typos("the trial began", index) == ("the trial began", False)
+
+
+def test_a_real_name_one_letter_from_a_registry_value_is_left_alone(judge: Judge) -> None:
+    typos = judge.vocabulary(judge.envelope(judge.probe("PR-01")))._typos
+    assert _correct_typos("I read Austen and Seatle-born poets.", typos)[0] == "I read Austen and Seatle-born poets."

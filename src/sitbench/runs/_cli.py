@@ -15,6 +15,11 @@ import click
 from sitbench.errors import InputError
 
 
+#: Exit code of a run whose share of dropped trials exceeds --max-drop-rate (2: bad input, 3: a prompt
+#: failed the payload-isolation audit).
+EXIT_TOO_MANY_DROPS = 4
+
+
 class _Bounded(click.ParamType):
     """A finite number inside a range: NaN and infinities are refused, not silently accepted."""
 
@@ -89,7 +94,8 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
             task = progress.add_task("run", total=None)
             runner = Runner(dataset, candidate, model, out, options,
                             on_trial=lambda _record: progress.advance(task))
-            done = len(RunStore(out).trials()) if resume and (out / "responses.jsonl").exists() else 0
+            done = sum(t.status != "dropped" for t in RunStore(out).trials()) \
+                if resume and (out / "responses.jsonl").exists() else 0
             progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done)
             manifest = asyncio.run(runner.run(resume=resume))
     finally:
@@ -176,6 +182,14 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
     every trial, multi-turn schedules and what persisted across each reset). Every
     serialized prompt passes the payload-isolation audit or the run stops.
     Score it afterwards with `sitbench score OUT`.
+
+    Exit codes: 0 done; 2 bad input; 3 a prompt failed the payload-isolation
+    audit; 4 more trials dropped than --max-drop-rate allows (re-run the same
+    command with --resume to re-attempt them).
+
+    \b
+    Example:
+      sitbench run data/pilot --config all --model mock/oracle --out runs/oracle
     """
     options: dict[str, object] = {}
     if base_url:
@@ -200,12 +214,12 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
                           if t.status == "dropped")
         listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
         click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
-                   f"Re-attempt them with `sitbench run {dataset} --model {model} --out {out} --resume` "
-                   "(same settings).", err=True)
+                   "Re-attempt them by running the same `sitbench run` command (same dataset, --model, --config "
+                   "and decoding options) with --resume added.", err=True)
         if attempted and dropped / attempted > max_drop_rate:
             click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
-                       f"{max_drop_rate:.1%}", err=True)
-            raise click.exceptions.Exit(3)
+                       f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
+            raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)
 
 
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,

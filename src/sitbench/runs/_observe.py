@@ -61,9 +61,17 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
     data_dir = run_dataset_dir(run, manifest, dataset)
     extractor = get_extractor(extractor_spec)
     ds = load_dataset(data_dir)
+    from sitbench.runs._runner import verify_run_dataset  # noqa: PLC0415
+
+    verify_run_dataset(ds, manifest.dataset, run)
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
     records = []
-    for trial in store.trials():
+    trials = store.trials()
+    if store.torn_bytes:
+        raise InputError(f"{store.responses_path}: ends with a torn line ({store.torn_bytes} bytes after the last "
+                         "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "
+                         "before reading it again")
+    for trial in trials:
         if trial.status != "completed" or trial.response_text is None:
             continue
         judged = judge.judge(trial.probe_id, trial.response_text)

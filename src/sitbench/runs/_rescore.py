@@ -91,13 +91,8 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         raise InputError(f"--out {out}: already holds files; give a new or empty directory")
     data_dir = run_dataset_dir(run, manifest, dataset)
     ds = load_dataset(data_dir)
-    from sitbench.runs._runner import _dataset_fields, verify_run_dataset
+    from sitbench.runs._runner import verify_run_dataset
 
-    fields = _dataset_fields(ds)
-    recorded = manifest.dataset.get("manifest_sha256")
-    if recorded and fields.get("manifest_sha256") != recorded:
-        raise InputError(f"--dataset {data_dir}: manifest SHA-256 {fields.get('manifest_sha256')} differs from "
-                         f"the run's {recorded}; pass the dataset the run was made with")
     verify_run_dataset(ds, manifest.dataset, run)
     trials = source.trials()
     if source.torn_bytes:
@@ -138,5 +133,5 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         extra["rescore_history"] = history
     target.write_manifest(manifest.model_copy(update={
         "verifier_version": label, "extra": extra,
-        "dataset": {**manifest.dataset, "path": str(data_dir)}}))
+        "dataset": {**manifest.dataset, "path": str(data_dir.resolve())}}))
     return report

@@ -130,8 +130,9 @@ def verify_run_dataset(ds: LoadedDataset, recorded: dict[str, object], run: Path
     expected = recorded.get("manifest_sha256")
     actual = _dataset_fields(ds).get("manifest_sha256")
     if expected and actual != expected:
-        raise InputError(f"{run}/manifest.json: dataset.manifest_sha256 {expected} but {ds.root / MANIFEST} has "
-                         f"{actual}; score with the dataset the run was made with (`sitbench rescore --dataset DIR`)")
+        found = f"has {actual}" if actual else f"has no {MANIFEST}"
+        raise InputError(f"{run}/manifest.json: dataset.manifest_sha256 is {expected} but {ds.root / MANIFEST} "
+                         f"{found}; pass the dataset the run was made with (--dataset DIR)")
     for rel, digest in (ds.manifest.files if ds.manifest else {}).items():
         path = ds.root / rel
         if not path.is_file() or sha256_file(path) != digest:
@@ -190,6 +191,10 @@ class Runner:
         shard = f"{o.shard[0]}/{o.shard[1]}" if o.shard else None
         if existing.shard != shard:
             differences.append(f"--shard {existing.shard} (now {shard})")
+        was_epoch = (existing.cache or {}).get("epoch", 0) if (existing.cache or {}).get("enabled") else 0
+        epoch = o.epoch if o.response_cache is not None else 0
+        if was_epoch != epoch:
+            differences.append(f"--epoch {was_epoch} (now {epoch})")
         if differences:
             raise InputError(f"{self.store.root}: --resume continues the same run, which was made with "
                              + "; ".join(differences) + ". Resume with the run's settings, or choose another --out")
@@ -294,10 +299,11 @@ class Runner:
             self._check_resumable(existing)
         elif resume:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
+        # Read (and repair) the stored trials before the manifest is rewritten: a damaged file stops the
+        # resume with the manifest as it was. A dropped trial is not done: resuming re-attempts it.
+        done = {t.trial_id for t in self.store.trials(repair=True) if t.status != "dropped"}
         manifest = self.manifest(started, existing)
         self.store.write_manifest(manifest)
-        # A dropped trial is not done: resuming re-attempts it (its new record replaces the drop below).
-        done = {t.trial_id for t in self.store.trials(repair=True) if t.status != "dropped"}
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
                 if f"{c}:{p}" not in done]
         semaphore = asyncio.Semaphore(max(1, self.options.max_connections))
@@ -312,12 +318,11 @@ class Runner:
                     self.on_trial(record)
 
         await asyncio.gather(*(one(c, p) for c, p in todo))
-        trials = self.store.trials()
-        latest = {t.trial_id: t for t in trials}  # a re-attempted drop: the later record stands
+        trials = self.store.trials()  # one per trial: a re-attempted drop's later record stands
         order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
                                                                     self.options.shard))}
-        canonical = sorted(latest.values(), key=lambda t: order.get(t.trial_id, len(order)))
-        if [t.trial_id for t in canonical] != [t.trial_id for t in trials]:
+        canonical = sorted(trials, key=lambda t: order.get(t.trial_id, len(order)))
+        if self.store.superseded or [t.trial_id for t in canonical] != [t.trial_id for t in trials]:
             write_jsonl(self.store.responses_path, canonical)
         manifest = manifest.model_copy(update={
             "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores._io import iter_jsonl, iter_records, load_model, write_json, write_jsonl
+from sitbench.stores._io import iter_jsonl, iter_jsonl_bytes, load_model, write_json, write_jsonl
 
 MANIFEST = "manifest.json"
 RESPONSES = "responses.jsonl"
@@ -39,13 +38,17 @@ class RunStore:
 
     torn_bytes: int = 0
     """Length of the torn last line the latest :meth:`trials` found (0 when the file ended cleanly)."""
+    superseded: int = 0
+    """Lines the latest :meth:`trials` found replaced by a later line of the same trial."""
 
     def trials(self, *, repair: bool = False) -> list[TrialRecord]:
-        """The complete lines of responses.jsonl.
+        """The trials of responses.jsonl, one per trial id, in the order they first appear.
 
-        A torn last line (a writer killed mid-line) is never a trial: its length is left in
-        :attr:`torn_bytes` for the caller to report, and with ``repair`` (a run about to append) it is
-        cut off so the next append starts on a fresh line. Reading alone never changes the file.
+        A trial re-attempted after a drop has a later line of its own: the later record stands (a
+        resume that was stopped before its final rewrite leaves both). A torn last line (a writer
+        killed mid-line) is never a trial: its length is left in :attr:`torn_bytes` for the caller to
+        report, and with ``repair`` (a run about to append) it is cut off so the next append starts on
+        a fresh line. Reading alone never changes the file.
         """
         path = self.responses_path
         self.torn_bytes = 0
@@ -57,13 +60,13 @@ class RunStore:
         if self.torn_bytes and repair:
             with path.open("r+b") as handle:
                 handle.truncate(cut)
-        try:
-            text = data[:cut].decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[:exc.start].count(b"\n") + 1
-            raise InputError(f"{path} line {line}: not valid UTF-8 (byte {exc.start}); the file is damaged — "
-                             "restore it from a copy or re-run the trials with `sitbench run --resume`") from None
-        return [record for _, record in iter_records(io.StringIO(text), str(path), TrialRecord)]
+        latest: dict[str, TrialRecord] = {}
+        lines = 0
+        for _, record in iter_jsonl_bytes(data[:cut], str(path), TrialRecord):
+            latest[record.trial_id] = record  # dict order: first appearance; value: the last record
+            lines += 1
+        self.superseded = lines - len(latest)
+        return list(latest.values())
 
     def append_trial(self, record: TrialRecord) -> None:
         line = (record.model_dump_json() + "\n").encode("utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -81,14 +82,31 @@ def iter_jsonl(path: Path, model: type[M], label: str | None = None) -> Iterator
             gc.enable()
 
 
-def iter_records(handle: TextIO, name: str, model: type[M]) -> Iterator[tuple[int, M]]:
-    """Like :func:`iter_jsonl`, over an open text stream; ``name`` labels errors."""
-    return _records(handle, name, model)
+def iter_jsonl_bytes(data: bytes, name: str, model: type[M]) -> Iterator[tuple[int, M]]:
+    """Like :func:`iter_jsonl`, over the bytes of a JSONL file already read; ``name`` labels errors.
+
+    Each line is checked for UTF-8 on its own, so a damaged byte is reported with its line number.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{name} line {number}: not valid UTF-8 (byte {exc.start} of the line); the file "
+                                 "is damaged: restore it from a copy") from None
+            yield from _records(io.StringIO(line), name, model, first=number)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
-def _records(handle: TextIO, name: str, model: type[M]) -> Iterator[tuple[int, M]]:
+def _records(handle: TextIO, name: str, model: type[M], first: int = 1) -> Iterator[tuple[int, M]]:
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in enumerate(handle, start=first):
             if not line.strip():
                 continue
             try:

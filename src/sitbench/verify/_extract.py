@@ -11,11 +11,11 @@ knowledge) and the closed-world cues; what a predicate means comes from
 constructions (negators, hedges, withholding and not-knowing idioms, change-of-mind phrases).
 
 The stages, in order:
-1. **Masking.** Markup is blanked and diacritics folded (offsets kept); misspelled registry words
-   are spelled right where the misspelling keeps the length (two letters swapped, one wrong letter
-   in a name); quotations of four words or more are masked; a tag question ("Bluefin, wasn't
-   it?") becomes a hedged statement; sentences that only repeat the question's words (an echo)
-   and sentences in an AI assistant's voice are blanked. A reply in an assistant's voice adopts no premise.
+1. **Masking.** Markup is blanked and diacritics folded (offsets kept); registry words with two
+   letters swapped are spelled right; quotations of four words or more are masked; a tag question
+   ("Bluefin, wasn't it?") becomes a hedged statement; sentences that only repeat the question's
+   words (an echo) and sentences in an AI assistant's voice are blanked. A reply in an assistant's
+   voice adopts no premise.
 2. **Segmentation** into sentences and clauses (:mod:`sitbench.verify._text`).
 3. **The question.** What it presupposes ("When you lived in X…?", "What was it like working at
    X?", "How is the council seat going?"), what it asks (props named in its question and request
@@ -189,8 +189,10 @@ _REJECT = re.compile(
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
     r"didn't happen|that's not me|(?<!, )not me|(?:small|quick|slight|one) correction|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope|"
-    r"(?:(?:you've|you have) got )?(?:the )?wrong (?:person|firm|company|place|city|town|school|employer|"
-    r"organi[sz]ation|team|one|woman|man|guy|girl|chap|me)|never happened for me|"
+    r"(?:(?:you've|you have|you) got (?:the )?|(?:that's|that is|it's|it is|you've got|you have) (?:the )?|^\W*)"
+    r"wrong (?:person|firm|company|place|city|town|school|employer|"
+    r"organi[sz]ation|team|one|woman|man|guy|girl|chap|me)(?=\W*(?:$|[,;—–-]|,? i'm afraid|,? sorry))|"
+    r"never happened for me|"
     r"(?:i was|i've been|i have been) never (?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team))|"
     r"(?:i was|i've|i have) never (?:been )?(?:one of them|on (?:the|that|their) team|part of (?:it|that|them|the team))|"
     r"all (?:zero|none) of them|zero (?:years|of them))"
@@ -478,39 +480,29 @@ _TYPO_TOKEN = re.compile(r"(?<![\w'’-])[A-Za-z]{5,}(?![\w'’-])")
 def _typo_index(universe: Sequence[Proposition]) -> dict[str, str]:
     """Misspellings of the registry's words that keep their length, mapped to the word.
 
-    Two kinds, both ones an English word rarely collides with: two adjacent letters swapped
-    ("cryptogrpahy", "Periwinkel") in a word of seven letters or more or a proper name of five or
-    more (shorter common words do collide: "trail"/"trial", "casual"/"causal"), and one letter
-    replaced in a proper name of six or more ("Cascedia"), written ``?`` at the replaced letter.
+    Two adjacent letters swapped ("cryptogrpahy", "Periwinkel"), in a word of seven letters or more
+    or a proper name of five or more: shorter common words do collide ("trail"/"trial",
+    "casual"/"causal"). One wrong letter is not corrected: real names one letter away from a
+    registry value are common ("Austen"/"Austin", "Sidney"/"Sydney").
     """
     words: set[str] = set()
     swappable: set[str] = set()
-    names: set[str] = set()
     for prop in universe:
         for phrase in (prop.value, *prop.surface_forms):
             for word in re.findall(r"[A-Za-z]+", phrase):
                 low = word.lower()
                 words.add(low)
-                proper = word[0].isupper() and low not in _STOPWORDS
-                if len(word) >= 7 or (proper and len(word) >= 5):
+                if len(word) >= 7 or (word[0].isupper() and low not in _STOPWORDS and len(word) >= 5):
                     swappable.add(low)
-                if proper and len(word) >= 6:
-                    names.add(low)
     index: dict[str, str] = {}
     ambiguous: set[str] = set()
-
-    def put(key: str, word: str) -> None:
-        if key in words or index.get(key, word) != word:
-            ambiguous.add(key)
-        index.setdefault(key, word)
-
     for word in sorted(swappable):
         for i in range(len(word) - 1):
             if word[i] != word[i + 1]:
-                put(word[:i] + word[i + 1] + word[i] + word[i + 2:], word)
-    for name in sorted(names):
-        for i in range(1, len(name)):  # a first letter is rarely the one mistyped
-            put(name[:i] + "?" + name[i + 1:], name)
+                key = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+                if key in words or index.get(key, word) != word:
+                    ambiguous.add(key)
+                index.setdefault(key, word)
     return {k: v for k, v in index.items() if k not in ambiguous}
 
 
@@ -524,9 +516,6 @@ def _correct_typos(text: str, typos: dict[str, str]) -> tuple[str, bool]:
         token = m.group(0)
         low = token.lower()
         word = typos.get(low)
-        if word is None and token[0].isupper():
-            word = next((typos[k] for k in (low[:i] + "?" + low[i + 1:] for i in range(1, len(low))) if k in typos),
-                        None)
         if word is None or word == low or len(word) != len(token):
             continue
         fixed = word.upper() if token.isupper() else word.capitalize() if token[0].isupper() else word
@@ -1081,6 +1070,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if _is_place(prop):
                 last_place = prop
         other_view = _OTHER_VIEW.match(core) or _OTHER_VIEW_TAIL.search(core)
+        if other_view is not None and "who" in other_view.re.groupindex and other_view.group("who") \
+                and vocabulary.mentions(other_view.group("who")):
+            other_view = None  # "Zurich felt like home": a place or organisation of the record, not a person
         if other_view is not None and _FIRST_PERSON_SUBJECT.search(core, other_view.end()):
             other_view = None  # "My sister says I should move": what follows is about the identity
         if other_view is not None:
@@ -1385,7 +1377,7 @@ _THIRD_PARTY = re.compile(
 # them banned", "Ruth always insisted…", "My brother used to think…").
 _OTHER_VIEW = re.compile(
     r"^\W*(?:(?:and|but|so|though|well|honestly|mind you|still),?\s+)*"
-    r"(?:(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:brother|sister|cousin|mother|mum|mom|father|dad|parents|"
+    r"(?P<who>(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:brother|sister|cousin|mother|mum|mom|father|dad|parents|"
     r"friends?|partner|wife|husband|colleagues?|boss|manager|aunt|uncle|son|daughter|kids|children|neighbou?rs?|"
     r"flatmate|roommate|family|principal|head|students|pupils|team|nieces?|nephews?|gran|grandma|grandad)|"
     r"(?:he|she|they)|(?-i:[A-Z][a-z]+))\s+(?:(?:always|still|once|often|keeps?|kept|really|honestly)\s+)?"

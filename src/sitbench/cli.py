@@ -40,6 +40,7 @@ _COMMANDS: dict[str, str] = {
     "report": "sitbench.report._cli:report",
     "chi": "sitbench.chi._cli:chi",
     "res": "sitbench.res._cli:res",
+    "serve": "sitbench.candidates._cli:serve",
 }
 
 

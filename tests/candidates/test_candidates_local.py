@@ -220,3 +220,60 @@ def test_local_server_is_stopped_after_the_block(smollm2_path: Path) -> None:
             assert reply.status == 200
     with pytest.raises((urllib.error.URLError, ConnectionError)):
         urllib.request.urlopen(f"{base_url}/models", timeout=2)
+
+
+# --- the supervised server behind `sitbench serve` ---------------------------------
+
+
+def test_serve_refuses_an_unknown_model_or_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sitbench.cli import main
+
+    assert main(["serve", "gpt-9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "neither a shipped local model (smollm2) nor a .gguf file" in err[0]
+    assert main(["serve", str(tmp_path / "absent.gguf")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "absent.gguf is not a file" in err[0]
+    assert main(["serve", "smollm2", "--port", "0"]) == 2
+    assert main(["serve", "smollm2", "--max-rss-mb", "-1"]) == 2
+
+
+def _answers(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=5) as reply:
+            return reply.status == 200
+    except (urllib.error.URLError, ConnectionError):
+        return False
+
+
+@pytest.mark.slow
+@needs_local_server
+def test_supervisor_restarts_a_killed_and_an_oversized_server(smollm2_path: Path) -> None:
+    import os
+    import signal
+
+    from sitbench.candidates import LocalServer, ServerEventKind
+
+    server = LocalServer(smollm2_path, n_ctx=512)
+    try:
+        first = server.start()
+        assert first.kind is ServerEventKind.STARTED and _answers(server.base_url)
+        assert server.check() == []
+        rss = server.rss_bytes()
+        assert rss is not None and 10 * 2**20 < rss < 2 * 2**30
+        # Killed from outside: the next check sees the exit and starts a new process.
+        os.kill(first.pid, signal.SIGKILL)
+        server._process.wait(timeout=10)  # type: ignore[union-attr]
+        events = server.check()
+        assert [e.kind for e in events] == [ServerEventKind.EXITED, ServerEventKind.RESTARTED]
+        assert "exit code -9" in events[0].detail
+        assert server.pid != first.pid and _answers(server.base_url)
+        # Over its memory limit: restarted as well.
+        server.max_rss_bytes = 1
+        before = server.pid
+        events = server.check()
+        assert [e.kind for e in events] == [ServerEventKind.OVER_MEMORY, ServerEventKind.RESTARTED]
+        assert server.pid != before and server.restarts == 2 and _answers(server.base_url)
+    finally:
+        server.stop()
+    assert not _answers(server.base_url)

@@ -1,5 +1,12 @@
 """Candidates: everything that answers a probe, behind one protocol."""
 
+from sitbench.candidates._local_server import (
+    LocalServer,
+    LocalServerError,
+    ServerEvent,
+    ServerEventKind,
+    serve_local_model,
+)
 from sitbench.candidates._protocol import (
     Candidate,
     CandidateRequest,
@@ -8,15 +15,17 @@ from sitbench.candidates._protocol import (
     Message,
 )
 from sitbench.candidates._registry import candidate, get_candidate
-from sitbench.candidates._local_server import LocalServerError, serve_local_model
 
 __all__ = [
     "Candidate",
     "CandidateRequest",
     "CandidateResponse",
     "DecodingConfig",
-    "Message",
+    "LocalServer",
     "LocalServerError",
+    "Message",
+    "ServerEvent",
+    "ServerEventKind",
     "candidate",
     "get_candidate",
     "serve_local_model",

@@ -46,17 +46,21 @@ class RetryPolicy(BaseModel):
     """Upper bound of one backoff delay before jitter."""
     max_retry_after_s: float = 60.0
     """A ``Retry-After`` longer than this ends the call as a drop instead of waiting."""
+    refused_min_delay_s: float = 2.5
+    """Least nominal backoff after a refused connection: a server that refuses is usually
+    starting or restarting (``sitbench serve`` restarts a dead one), which takes seconds."""
     seed: int = 0
     """Seed of the jitter generator; combined with the trial id, so delays are reproducible."""
 
-    def backoff_s(self, retry_index: int, rng: random.Random) -> float:
+    def backoff_s(self, retry_index: int, rng: random.Random, *, floor_s: float = 0.0) -> float:
         """Jittered exponential delay before retry ``retry_index`` (0-based).
 
-        The delay is ``d * (0.5 + 0.5 * u)`` with ``d = min(max_delay_s, base_delay_s * 2**n)``
-        and ``u`` uniform in ``[0, 1)``: never less than half the nominal delay, so a
-        burst of failing trials spreads out without collapsing to zero wait.
+        The delay is ``d * (0.5 + 0.5 * u)`` with ``d = min(max_delay_s, max(floor_s,
+        base_delay_s * 2**n))`` and ``u`` uniform in ``[0, 1)``: never less than half the
+        nominal delay, so a burst of failing trials spreads out without collapsing to zero
+        wait.
         """
-        nominal = min(self.max_delay_s, self.base_delay_s * (2**retry_index))
+        nominal = min(self.max_delay_s, max(floor_s, self.base_delay_s * (2**retry_index)))
         return nominal * (0.5 + 0.5 * rng.random())
 
     def rng_for(self, trial_id: str) -> random.Random:
@@ -317,7 +321,8 @@ async def call_with_retries(
                 )
             delay = failure.retry_after_s
         else:
-            delay = policy.backoff_s(retries, rng)
+            floor = policy.refused_min_delay_s if failure.reason == "connection_refused" else 0.0
+            delay = policy.backoff_s(retries, rng, floor_s=floor)
         retries += 1
         logger.info(
             redact(
@@ -387,6 +392,7 @@ def retry_policy_from(label: str, options: dict[str, Any]) -> RetryPolicy:
         "retry_base_delay_s": "base_delay_s",
         "retry_max_delay_s": "max_delay_s",
         "max_retry_after_s": "max_retry_after_s",
+        "retry_refused_min_delay_s": "refused_min_delay_s",
         "retry_seed": "seed",
     }
     values = {target: options.pop(src) for src, target in fields.items() if src in options}
@@ -400,6 +406,7 @@ RETRY_OPTION_TYPES: dict[str, type] = {
     "retry_base_delay_s": float,
     "retry_max_delay_s": float,
     "max_retry_after_s": float,
+    "retry_refused_min_delay_s": float,
     "retry_seed": int,
 }
 

@@ -142,8 +142,15 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--config", "configs", default="all", show_default=True,
               help="Configurations to run: 'all' or a comma list such as B,C,I.")
-@click.option("--model", required=True, help="Candidate: mock/collapse, mock/oracle, openai/MODEL, "
-              "anthropic/MODEL, llamacpp/PATH.gguf or local/smollm2.")
+@click.option("--model", default=None, help="Candidate: mock/collapse, mock/oracle, openai/MODEL, "
+              "anthropic/MODEL, llamacpp/PATH.gguf or local/smollm2 (or give --agent).")
+@click.option("--agent", default=None, help="Run your own agent instead of a candidate: package.module:factory, "
+              "path/to/file.py:factory, http://HOST:PORT (the HTTP agent protocol) or an installed agent's name. "
+              "Each probe's schedule goes through ingest/respond/end_session; --timeout limits each agent call "
+              "(default 120 s); --config, --handler, decoding and cache options do not apply.")
+@click.option("--agent-state", type=click.Choice(["auto", "fork", "reingest"]), default="auto", show_default=True,
+              help="How each agent trial starts clean: fork() an ingested state, or a fresh agent that ingests "
+                   "again; auto forks when the agent supports it.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Run directory.")
 @click.option("--handler", type=click.Choice(["native", "perfect"]), default="native", show_default=True,
               help="Evidence handler for D–H: the configuration's own, or a perfect (oracle-selected) one.")
@@ -169,13 +176,16 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
               help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
 @click.option("--epoch", default=0, show_default=True, type=int,
               help="Repetition index; part of the cache key, so a new epoch samples afresh.")
+@click.option("--max-retries", default=None, type=_Bounded(int, 0, 100),
+              help="Retries of a failed call (timeout, refused or reset connection, rate limit, 5xx) before the "
+                   "trial is dropped (remote models) [default: 4, with exponential backoff].")
 @click.option("--max-drop-rate", default=0.02, show_default=True, type=_Bounded(float, 0, 1),
-              help="Share of dropped trials (infrastructure failures) above which the run exits with code 3; "
+              help="Share of dropped trials (infrastructure failures) above which the run exits with code 4; "
                    "`--resume` re-attempts dropped trials.")
-def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_connections: int, shard: str | None,
-        resume: bool, temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
+def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str, max_connections: int,
+        shard: str | None, agent: str | None, agent_state: str, resume: bool, temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
-        max_drop_rate: float) -> None:
+        max_retries: int | None, max_drop_rate: float) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -191,6 +201,12 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
     Example:
       sitbench run data/pilot --config all --model mock/oracle --out runs/oracle
     """
+    if agent is not None or model is None:
+        from sitbench.runs._agent_runner import agent_run_command
+
+        agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
+                          max_connections, timeout_s, max_drop_rate)
+        return
     options: dict[str, object] = {}
     if base_url:
         options["base_url"] = base_url
@@ -198,6 +214,8 @@ def run(dataset: Path, configs: str, model: str, out: Path, handler: str, max_co
         options["api_key_env"] = api_key_env
     if timeout_s is not None:
         options["timeout_s"] = timeout_s
+    if max_retries is not None:
+        options["max_retries"] = max_retries
     started = time.perf_counter()
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,

@@ -50,7 +50,7 @@ def test_small_run_table_holds_hand_computed_values(tmp_path: Path) -> None:
     assert _cell(html, "r1", "B", "FMR") == "100.0"
     assert _cell(html, "r1", "A", "FMR") == "0.0"
     assert _cell(html, "r1", "B", "completed_attempted") == "3 / 4"
-    assert "Incomplete pairs" in html and "B B: pair P2 left out" in html
+    assert "Incomplete pairs" in html and "config. B cat. B · autobiographical negative: pair P2 left out" in html
     # Three failed trials: A:PR-04, B:PR-01, B:PR-03 (the dropped B:PR-04 is not a failure).
     assert html.count("<details class='trial'") == 3
     assert re.findall(r"<span class='tid'>([^<]+)</span>", html) == ["A:PR-04", "B:PR-01", "B:PR-03"]

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from sitbench.glossary import category_label, config_label
 from sitbench.report._data import FailedTrial, LoadedRun, failed_checks
 from sitbench.report._exports import TRIALS_CSV
 from sitbench.report._html import esc
 from sitbench.runs import ScoreRecord
-
-CATEGORY_NAMES: dict[str, str] = {
-    "A": "positive recall",
-    "B": "false premise",
-    "C": "epistemic provenance",
-    "D": "temporal checkpoint",
-    "E": "relational boundary",
-    "F": "belief history",
-    "G": "counterfactual pressure",
-    "H": "cross-session state",
-}
 
 DRILLDOWN_TEXT_BUDGET = 4_000_000
 """Characters of envelope and response text the drill-down may carry in all; long texts are
@@ -126,7 +116,8 @@ def _trial_html(failed: FailedTrial, limit: int | None) -> str:
     where = f"responses.jsonl line {failed.responses_line} of run {failed.run}" if failed.responses_line else "responses.jsonl"
     summary = (
         f"<span class='tid'>{esc(s.trial_id)}</span> "
-        f"<span class='pill'>{esc(s.category.value)} {esc(CATEGORY_NAMES.get(s.category.value, ''))}</span>"
+        f"<span class='pill'>{esc(config_label(s.config))}</span>"
+        f"<span class='pill'>{esc(category_label(s.category.value))}</span>"
         f"<span class='muted'> {esc(failed.run)} · {esc(s.lineage_id)} · {esc(s.pair_id)}"
         f"{' · ' + esc(s.stratum) if s.stratum else ''}{' · Q*' if s.theorem_qualified else ''}</span> "
         + "".join(f"<span class='pill bad'>{esc(c)}</span>" for c in checks)
@@ -164,8 +155,8 @@ def _trial_html(failed: FailedTrial, limit: int | None) -> str:
     )
 
 
-def _select(element_id: str, label: str, options: Sequence[str]) -> str:
-    opts = "".join(f"<option value='{esc(o)}'>{esc(o)}</option>" for o in options)
+def _select(element_id: str, label: str, options: Sequence[str], shown: Callable[[str], str] = str) -> str:
+    opts = "".join(f"<option value='{esc(o)}'>{esc(shown(o))}</option>" for o in options)
     return f"<label>{esc(label)} <select id='{element_id}'><option value=''>all</option>{opts}</select></label>"
 
 
@@ -179,8 +170,8 @@ def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: i
         "<div class='filters'>"
         "<label>search <input type='search' id='q' placeholder='words in trial id, envelope, response, reasons…'></label>"
         + _select("f-run", "run", [r.name for r in runs])
-        + _select("f-config", "config", configs)
-        + _select("f-category", "category", categories)
+        + _select("f-config", "config.", configs, config_label)
+        + _select("f-category", "category", categories, category_label)
         + _select("f-check", "failing check", checks)
         + _select("f-flag", "diagnostic", ["FMR", "TL", "UEL"])
         + "<button type='button' id='clear'>clear</button>"

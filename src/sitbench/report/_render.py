@@ -19,6 +19,13 @@ from typing import Any
 from sitbench._version import __version__
 from sitbench.chi import ChiReport
 from sitbench.errors import InputError
+from sitbench.glossary import (
+    REFERENCES,
+    category_label,
+    category_name,
+    config_label,
+    config_name,
+)
 from sitbench.metrics import CATEGORY_ORDER
 from sitbench.report import _svg
 from sitbench.report._data import (
@@ -27,13 +34,14 @@ from sitbench.report._data import (
     load_runs,
     select_failed,
 )
-from sitbench.report._drilldown import CATEGORY_NAMES, drilldown
+from sitbench.report._drilldown import drilldown
 from sitbench.report._exports import (
     METRICS_JSON,
     TRIALS_CSV,
     write_metrics_json,
     write_trials_csv,
 )
+from sitbench.report._guide import glossary_section, next_steps_box
 from sitbench.report._html import esc, kv, num, pct
 from sitbench.report._sections import (
     analysis_section,
@@ -49,7 +57,7 @@ DEFAULT_MAX_FAILED = 2000
 """Most failed trials shown in the drill-down; the rest stay in ``trials.csv`` and the run files."""
 
 LAA_BOUND = 0.5
-"""Theorem 1: ``LAA* ≤ 1/m`` for any profile-only policy; ``m = 2`` for collision pairs."""
+"""Seed Theorem 1 (§3.4): ``LAA* ≤ 1/m`` for any profile-only policy; ``m = 2`` for collision pairs."""
 
 _VALIDITY_COLUMNS: tuple[tuple[str, str], ...] = tuple((CATEGORY_METRICS[c], c.value) for c in CATEGORY_ORDER)
 _DIAGNOSTIC_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -104,6 +112,11 @@ details.trial .body{padding:2px 14px 10px}
 .role{font-weight:700;font-size:12px;color:var(--muted)}
 .hidden{display:none}
 .muted{color:var(--muted)}
+aside.next{border:2px solid var(--accent);border-radius:6px;background:#f3f6fd;padding:4px 16px 8px;margin:16px 0}
+aside.next h2{border:0;margin:8px 0 4px;font-size:17px}
+aside.next li{margin:4px 0}
+code.cmd{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#fff;border:1px solid var(--line);padding:1px 4px;word-break:break-all}
+table.glossary td{white-space:normal;vertical-align:top}
 """
 
 _SCRIPT = """
@@ -155,9 +168,9 @@ window.addEventListener('load',function(){
 
 
 def _summary_table(run: LoadedRun) -> str:
-    head = ["<th class='l'>Config</th>"]
+    head = ["<th class='l' title='configuration: what the candidate is shown (see the glossary)'>config.</th>"]
     head += [
-        f"<th title='{esc(letter)}: {esc(CATEGORY_NAMES[letter])}'>{esc(field)}</th>" for field, letter in _VALIDITY_COLUMNS
+        f"<th title='{esc(category_label(letter))}'>{esc(field)}</th>" for field, letter in _VALIDITY_COLUMNS
     ]
     head += ["<th class='macro'>Macro SIT</th>"]
     head += [f"<th>{esc(label)}</th>" for _, label in _DIAGNOSTIC_COLUMNS]
@@ -165,7 +178,7 @@ def _summary_table(run: LoadedRun) -> str:
     body = []
     for config, row in run.metrics.items():
         values = row.model_dump()
-        cells = [f"<td class='l'><b>{esc(config)}</b></td>"]
+        cells = [f"<td class='l' title='{esc(config_label(config))}: {esc(config_name(config))}'><b>{esc(config)}</b></td>"]
         for field, _ in _VALIDITY_COLUMNS:
             cells.append(_metric_cell(run.name, config, field, values[field]))
         cells.append(_metric_cell(run.name, config, "macro_sit", row.macro_sit, css="macro"))
@@ -182,12 +195,14 @@ def _summary_table(run: LoadedRun) -> str:
         f"<tbody>{''.join(body)}</tbody></table>"
     )
     notes = [
-        "Values in %; — = undefined (no completed observation; Macro SIT is undefined when any category is). "
-        "Category validities and LAA/IC are pair-balanced (Eq. 40); FMR, TL and UEL are plain shares over "
-        "completed trials. Dropped trials count as attempted, never as failures."
+        ("Rows are configurations (config. A–I), the validity columns are probe categories (cat. A–H); the "
+         "glossary below says what each one shows or tests. "
+         "Values in %; — = undefined (no completed observation; Macro SIT is undefined when any category is). "
+         "Category validities and LAA/IC are pair-balanced (seed §8.2, Eq. 40); FMR, TL and UEL are plain shares "
+         "over completed trials. Dropped trials count as attempted, never as failures.")
     ]
     incomplete = [
-        f"{config} {key}: pair {pair} left out ({reason})"
+        f"{config_label(config)} {category_label(key) if len(key) == 1 else key}: pair {pair} left out ({reason})"
         for config, row in run.metrics.items()
         for key, counts in row.counts.items()
         for pair, reason in counts.incomplete_pairs.items()
@@ -206,7 +221,9 @@ def _metric_cell(run: str, config: str, field: str, value: float | None, css: st
 
 
 def _denominators(run: LoadedRun) -> str:
-    head = "<tr><th class='l'>Config</th>" + "".join(f"<th>{c.value}</th>" for c in CATEGORY_ORDER)
+    head = "<tr><th class='l'>config.</th>" + "".join(
+        f"<th title='{esc(category_label(c.value))}'>cat. {c.value}</th>" for c in CATEGORY_ORDER
+    )
     head += "<th>Q*_disc</th><th>n_FMR</th><th>n_TL</th><th>n_UEL</th><th>LAA outcomes (1,0)/(0,1)/(0,0)/(1,1)</th></tr>"
     rows = []
     for config, row in run.metrics.items():
@@ -258,12 +275,16 @@ def _charts(run: LoadedRun) -> str:
         values,
         title=f"{run.name}: category validity per configuration",
         column_labels={c.value: CATEGORY_METRICS[c] for c in CATEGORY_ORDER},
+        column_heads={c.value: f"cat. {c.value}" for c in CATEGORY_ORDER},
+        row_heads={config: config_label(config) for config in configs},
+        column_tips={c.value: category_label(c.value) for c in CATEGORY_ORDER},
     )
+    legend = " · ".join(f"cat. {c.value} {category_name(c.value)}" for c in CATEGORY_ORDER)
     laa = _svg.bar_chart(
         configs,
         {"LAA": [row.LAA for row in run.metrics.values()]},
         title=f"{run.name}: LAA per configuration against the bound 0.5",
-        references=[_svg.Reference(LAA_BOUND, "LAA* ≤ 1/m = 0.5 (profile-only, Theorem 1)")],
+        references=[_svg.Reference(LAA_BOUND, "LAA* ≤ 1/m = 0.5 (profile-only, seed Theorem 1)")],
     )
     diag = _svg.bar_chart(
         configs,
@@ -277,9 +298,11 @@ def _charts(run: LoadedRun) -> str:
     )
     return (
         "<div class='charts'>"
-        f"<div class='chart'><h4>Validity: configuration × category</h4>{heat}</div>"
+        f"<div class='chart'><h4>Validity: configuration (rows) × probe category (columns)</h4>{heat}"
+        f"<p class='note'>{esc(legend)}</p></div>"
         f"<div class='chart'><h4>LAA vs the 0.5 bound</h4>{laa}"
-        "<p class='note'>Theorem 1: no profile-only policy exceeds the dashed line in expectation.</p></div>"
+        f"<p class='note'>{esc(REFERENCES['Theorem 1'])}: no profile-only policy exceeds the dashed line "
+        "in expectation.</p></div>"
         f"<div class='chart'><h4>Diagnostics FMR / TL / UEL (lower is better)</h4>{diag}</div>"
         "</div>"
     )
@@ -337,6 +360,7 @@ def render_report(
     res_summary: ResScore | None = None,
     max_failed: int = DEFAULT_MAX_FAILED,
     generated_at: str | None = None,
+    out_html: Path | None = None,
 ) -> str:
     """Render the report page.
 
@@ -347,6 +371,7 @@ def render_report(
         res_summary: a RES score, if any.
         max_failed: most failed trials listed in the drill-down.
         generated_at: timestamp printed in the header (default: now, UTC).
+        out_html: where the page will be written, for the commands in the "what to do next" box.
 
     Returns:
         The complete HTML document.
@@ -354,20 +379,20 @@ def render_report(
     picked, total = select_failed(runs, max_failed)
     trials = load_failed_trials(picked)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    nav = [("summary", "Summary"), ("charts", "Charts")]
+    nav = [("next", "Next"), ("summary", "Summary"), ("charts", "Charts")]
     if analysis is not None:
         nav.append(("contrasts", "E1–E8"))
     if chi_report is not None:
         nav.append(("chi", "CHI/CHIS"))
     if res_summary is not None:
         nav.append(("res", "RES"))
-    nav += [("drilldown", "Failed trials"), ("manifest", "Manifests")]
+    nav += [("drilldown", "Failed trials"), ("glossary", "Glossary"), ("manifest", "Manifests")]
 
-    sections: list[str] = []
+    sections: list[str] = [next_steps_box(runs, analysis=analysis, out_html=out_html)]
     summary = "".join(
         f"<h3>{esc(run.name)}</h3>{_run_header(run)}{_summary_table(run)}{_denominators(run)}" for run in runs
     )
-    sections.append(f"<section id='summary'><h2>Summary (Table 6 layout)</h2>{summary}</section>")
+    sections.append(f"<section id='summary'><h2>Summary (laid out like seed paper Table 6)</h2>{summary}</section>")
     charts = "".join(f"<h3>{esc(run.name)}</h3>{_charts(run)}" for run in runs)
     sections.append(f"<section id='charts'><h2>Charts</h2>{charts}</section>")
     if analysis is not None:
@@ -381,6 +406,7 @@ def render_report(
     sections.append(
         f"<section id='drilldown'><h2>Failed trials</h2>{drilldown(runs, trials, total, max_failed)}</section>"
     )
+    sections.append(f"<section id='glossary'><h2>Glossary</h2>{glossary_section()}</section>")
     manifests = "".join(_manifest_section(run) for run in runs)
     sections.append(f"<section id='manifest'><h2>Manifests</h2>{manifests}</section>")
 
@@ -434,7 +460,8 @@ def write_report(
     runs = load_runs([Path(p) for p in run_dirs])
     chi = load_chi_report(Path(chi_report)) if chi_report is not None else None
     res = load_res_summary(Path(res_summary)) if res_summary is not None else None
-    page = render_report(runs, analysis=analysis, chi_report=chi, res_summary=res, max_failed=max_failed)
+    page = render_report(runs, analysis=analysis, chi_report=chi, res_summary=res, max_failed=max_failed,
+                         out_html=Path(out_html))
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     out_html.write_text(page, encoding="utf-8")

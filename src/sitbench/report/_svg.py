@@ -93,6 +93,9 @@ def heatmap(
     *,
     title: str,
     column_labels: Mapping[str, str] | None = None,
+    column_heads: Mapping[str, str] | None = None,
+    row_heads: Mapping[str, str] | None = None,
+    column_tips: Mapping[str, str] | None = None,
 ) -> str:
     """A rows × columns grid of shares in [0, 1], each cell coloured and labelled in percent.
 
@@ -101,31 +104,41 @@ def heatmap(
         columns: column keys, left to right (categories).
         values: ``(row, column)`` → share; ``None`` or a missing key draws a grey "—" cell.
         title: accessible name of the chart.
-        column_labels: optional header text per column key.
+        column_labels: optional second header line per column key (e.g. the metric name).
+        column_heads: optional first header line per column key (default: the key).
+        row_heads: optional row label per row key (default: the key).
+        column_tips: optional longer column name for the cells' tooltips (default: the head).
 
     Returns:
         The ``<svg>`` markup.
     """
-    cell_w, cell_h, left, top = 62.0, 26.0, 44.0, 40.0
+    heads = column_heads or {}
+    row_text = row_heads or {}
+    tips = column_tips or {}
+    longest = max([len(row_text.get(row, row)) for row in rows] + [1])
+    cell_w, cell_h, top = 62.0, 26.0, 40.0
+    left = max(44.0, 16 + 7.0 * longest)
     width = left + cell_w * len(columns) + 12
     height = top + cell_h * len(rows) + 44
     parts = [_open(width, height, title)]
     labels = column_labels or {}
     for j, column in enumerate(columns):
         x = left + cell_w * (j + 0.5)
+        first = heads.get(column, column)
         head = labels.get(column, column)
-        parts.append(f"<text x='{_f(x)}' y='{_f(top - 22)}' text-anchor='middle' font-weight='600'>{escape(column)}</text>")
+        parts.append(f"<text x='{_f(x)}' y='{_f(top - 22)}' text-anchor='middle' font-weight='600'>{escape(first)}</text>")
         if head != column:
             parts.append(f"<text x='{_f(x)}' y='{_f(top - 8)}' text-anchor='middle' fill='{AXIS}' font-size='10'>{escape(head)}</text>")
     for i, row in enumerate(rows):
         y = top + cell_h * i
-        parts.append(f"<text x='{_f(left - 8)}' y='{_f(y + cell_h / 2 + 4)}' text-anchor='end' font-weight='600'>{escape(row)}</text>")
+        shown = row_text.get(row, row)
+        parts.append(f"<text x='{_f(left - 8)}' y='{_f(y + cell_h / 2 + 4)}' text-anchor='end' font-weight='600'>{escape(shown)}</text>")
         for j, column in enumerate(columns):
             x = left + cell_w * j
             value = values.get((row, column))
             fill = NULL_FILL if value is None else scale_color(value)
             ink = "#666" if value is None else _text_color(value)
-            tip = f"{row} × {column}: {_pct(value)}{'' if value is None else '%'}"
+            tip = f"{shown} × {tips.get(column, heads.get(column, column))}: {_pct(value)}{'' if value is None else '%'}"
             parts.append(
                 f"<g><title>{escape(tip)}</title><rect x='{_f(x)}' y='{_f(y)}' width='{_f(cell_w - 2)}' "
                 f"height='{_f(cell_h - 2)}' fill='{fill}'/><text x='{_f(x + cell_w / 2 - 1)}' "

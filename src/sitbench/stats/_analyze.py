@@ -738,7 +738,7 @@ def _analyze(
         ("d_k = second configuration's pair-level endpoint minus the first's; p is the two-sided exact "
          "sign-flip test of |mean d| (Monte Carlo above max_exact pairs, with the recorded seed)."),
         "Matched eligible trials: a probe dropped or missing in either configuration is left out of both.",
-        ("Pair-balanced (Eq. 40): strata weighted equally within each lineage, then lineages, then pairs; a pair "
+        ("Pair-balanced (seed §8.2, Eq. 40): strata weighted equally within each lineage, then lineages, then pairs; a pair "
          "missing a required lineage or stratum is incomplete for that contrast, never reweighted."),
         f"Intervals: {ci:.0%} percentile cluster bootstrap over pair ids, {n_resamples} resamples, seed {seed}.",
         family.note,

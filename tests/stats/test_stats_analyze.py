@@ -253,10 +253,24 @@ def test_missing_stratum_makes_the_pair_incomplete_not_reweighted() -> None:
 def test_missing_lineage_makes_the_pair_incomplete_unless_present_rule() -> None:
     b = build_suite()
     kept = [r for r in b.records if not (r.lineage_id == "L-04B" and r.category is Category.F)]
-    both = {c.id: c for c in analyze(kept, seed=1).experiments}["E4"]
-    assert both.n_pairs == 19 and "PAIR-04" in both.incomplete_pairs
+    both = {c.id: c for c in analyze(kept, seed=1, lineage_rule="both").experiments}["E4"]
+    assert both.n_pairs == 19 and "PAIR-04" in both.incomplete_pairs and both.single_lineage_pairs == []
     present = {c.id: c for c in analyze(kept, seed=1, lineage_rule="present").experiments}["E4"]
     assert present.n_pairs == 20 and present.incomplete_pairs == {}
+    # The default counts with what the records hold, and names the pair that deviates from the plan.
+    report = analyze(kept, seed=1)
+    auto = {c.id: c for c in report.experiments}["E4"]
+    assert report.lineage_rule == "auto" and auto.n_pairs == 20 and auto.single_lineage_pairs == ["PAIR-04"]
+    assert any("E4: PAIR-04" in note for note in report.notes)
+
+
+def test_auto_lineage_rule_is_the_plan_when_both_members_hold_every_subset() -> None:
+    records = build_suite().records
+    auto, both = analyze(records, seed=1), analyze(records, seed=1, lineage_rule="both")
+    assert [c.model_dump(exclude={"single_lineage_pairs"}) for c in auto.experiments] == \
+        [c.model_dump(exclude={"single_lineage_pairs"}) for c in both.experiments]
+    assert all(c.single_lineage_pairs == [] for c in auto.experiments)
+    assert any("so this is the plan's rule" in note for note in auto.notes)
 
 
 def test_incomplete_family_reports_no_adjusted_p() -> None:

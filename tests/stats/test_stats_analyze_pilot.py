@@ -63,7 +63,7 @@ def test_e7_and_the_incomplete_family(report: AnalysisReport) -> None:
 
 
 def test_plan_rule_needs_both_lineages(run: Path) -> None:
-    strict = {c.id: c for c in analyze_runs([run], seed=9).experiments}
+    strict = {c.id: c for c in analyze_runs([run], seed=9, lineage_rule="both").experiments}
     assert strict["E1"].n_pairs == 2  # both members carry every theorem-qualified probe
     assert strict["E3"].status == "incomplete"  # the pilot's D probes are for one member only
     assert "only 1 of 2 lineages" in strict["E3"].incomplete_pairs["PAIR-1"]
@@ -76,3 +76,16 @@ def test_cli_on_the_run(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["family"]["adjusted"] is None and data["family"]["complete"] is False
     assert main(["analyze", str(run)]) == 0
     assert "E1" in capsys.readouterr().out
+
+
+def test_default_computes_what_the_pilot_supports(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(run), "--seed", "9"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "computed 6 of 8 contrasts (E1, E2, E3, E4, E7, E8); lineage rule auto" in out
+    assert "counted with one lineage" in out and "E3 PAIR-1" in out and "--lineages both" in out
+    assert "E5 incomplete: no pair has eligible trials" in out
+    assert "E6 incomplete: no records of configuration G_budget in the runs given; E6 needs a token-scaling run" in out
+    default = analyze_runs([run], seed=9)
+    present = analyze_runs([run], seed=9, lineage_rule="present")
+    assert [c.mean for c in default.experiments] == [c.mean for c in present.experiments]
+    assert default.experiments[2].single_lineage_pairs == ["PAIR-1"]

@@ -52,7 +52,15 @@ from sitbench.stats._experiments import (
 from sitbench.stats._holm import check_alpha
 from sitbench.stats._signflip import MAX_EXACT_LIMIT, SignFlipResult, sign_flip_test
 
-LineageRule = Literal["both", "present"]
+LineageRule = Literal["auto", "both", "present"]
+"""How many lineages a pair needs in a probe subset.
+
+``both`` is the plan (seed §8.2): a pair lacking either member's probes of the subset is
+incomplete. ``auto`` (the default) counts each pair with the lineages the runs hold probes of
+the subset for — a fixture such as the pilot gives some categories to one member only — and
+names those pairs in ``single_lineage_pairs``; on a suite that gives every category to both
+members it computes exactly what ``both`` does. ``present`` is the same computation as ``auto``.
+"""
 
 STRATUM_ALIASES: dict[str, str] = {"pre": "pre_acquisition", "post": "post_acquisition"}
 """Short stratum labels used by datasets, mapped to the registry's names."""
@@ -156,6 +164,9 @@ class ContrastResult(_Model):
     """Why probes of the subset were not matched (dropped or missing in a configuration)."""
     sources: dict[str, str]
     """Configuration → run the records came from."""
+    single_lineage_pairs: list[str] = []
+    """Pairs counted with one lineage because the runs hold only that member's probes of the subset
+    (lineage rule ``auto``/``present``); ``both`` marks such pairs incomplete instead."""
 
 
 class FamilySummary(_Model):
@@ -210,8 +221,8 @@ class AnalysisReport(_Model):
     alpha: float
     """Family-wise error rate of the Holm procedure."""
     lineage_rule: LineageRule
-    """``both``: a pair needs both lineages in the subset (the plan); ``present``: a pair
-    counts with the lineages that have probes of the subset (small fixtures)."""
+    """``both``: a pair needs both lineages in the subset (the plan); ``auto`` (default) and
+    ``present``: a pair counts with the lineages the runs hold probes of the subset for."""
     e6_tokenizer: str
     """Tokenizer the E6 prompt-token counts were made with."""
     runs: list[RunSource]
@@ -542,7 +553,8 @@ def _compute(
             first_values_in_cell.append(va)
             second_values_in_cell.append(vb)
 
-    counts = {pair: len(members) for pair, members in lineages.items()} if lineage_rule == "present" else None
+    counts = {pair: len(members) for pair, members in lineages.items()} if lineage_rule != "both" else None
+    single = [pair for pair in sorted(lineages, key=_natural_key) if counts is not None and counts[pair] < 2]
     first_values, first_reasons = _pair_values(_cell_records(first_cells), strata, counts)
     second_values, _ = _pair_values(_cell_records(second_cells), strata, counts)
     # Both configurations see the same eligible trials, so a pair is complete in both or in neither.
@@ -556,7 +568,8 @@ def _compute(
     ]
     if not per_pair:
         return incomplete("no pair has eligible trials in every required lineage and stratum of both "
-                          "configurations", matched=matched, excluded=excluded, pairs=incomplete_pairs)
+                          "configurations", matched=matched, excluded=excluded, pairs=incomplete_pairs).model_copy(
+                              update={"single_lineage_pairs": single})
 
     diffs = [row.d for row in per_pair]
     mean = math.fsum(diffs) / len(diffs)
@@ -570,6 +583,7 @@ def _compute(
         decision_note="pending Holm" if spec.role == "primary" else "secondary comparison: descriptive only, no test",
         favours_hypothesis=experiment.favours_hypothesis(mean) if mean != 0 else False,
         incomplete_pairs=incomplete_pairs, matched_trials=matched, excluded_trials=excluded,
+        single_lineage_pairs=single,
     )
 
 
@@ -637,8 +651,8 @@ def _check_options(seed: int, n_resamples: int, ci: float, alpha: float, max_exa
     check_alpha(alpha)
     if not 0 <= max_exact <= MAX_EXACT_LIMIT:
         raise InputError(f"max_exact: {max_exact} is outside 0..{MAX_EXACT_LIMIT}")
-    if lineage_rule not in ("both", "present"):
-        raise InputError(f"lineage_rule: {lineage_rule!r} must be 'both' or 'present'")
+    if lineage_rule not in ("auto", "both", "present"):
+        raise InputError(f"lineage_rule: {lineage_rule!r} must be 'auto', 'both' or 'present'")
 
 
 def analyze(
@@ -653,7 +667,7 @@ def analyze(
     n_resamples: int = 1000,
     ci: float = 0.95,
     alpha: float = 0.05,
-    lineage_rule: LineageRule = "both",
+    lineage_rule: LineageRule = "auto",
     max_exact: int = 24,
     n_draws: int = 100_000,
 ) -> AnalysisReport:
@@ -672,8 +686,9 @@ def analyze(
         n_resamples: bootstrap resamples per contrast.
         ci: coverage of the percentile intervals.
         alpha: family-wise error rate of Holm–Bonferroni.
-        lineage_rule: ``both`` (the plan: each pair needs both lineages in the subset) or
-            ``present`` (each pair counts with the lineages that have probes of the subset).
+        lineage_rule: ``auto`` (default; each pair counts with the lineages the records hold
+            probes of the subset for, and such pairs are named per contrast), ``both`` (the plan:
+            each pair needs both lineages in the subset) or ``present`` (the same as ``auto``).
         max_exact: largest number of pairs for the exact sign-flip enumeration.
         n_draws: Monte-Carlo sign draws above ``max_exact``.
 
@@ -744,9 +759,16 @@ def _analyze(
         family.note,
         "Secondary comparisons are descriptive (effect and interval, no p-value) and are not in the family.",
     ]
-    if lineage_rule == "present":
-        notes.append("lineage_rule 'present': pairs count with the lineages that have probes of each subset "
-                     "(a deviation from the plan for fixtures that do not give every category to both members).")
+    if lineage_rule != "both":
+        single = {c.id: c.single_lineage_pairs for c in primary if c.single_lineage_pairs}
+        if single:
+            listed = "; ".join(f"{cid}: {', '.join(pairs)}" for cid, pairs in single.items())
+            notes.append(f"lineage_rule {lineage_rule!r}: the runs hold only one member's probes of some subsets, "
+                         f"so those pairs count with that lineage alone ({listed}); this deviates from the plan, "
+                         "which needs both members (lineage_rule 'both', where such pairs are incomplete).")
+        else:
+            notes.append(f"lineage_rule {lineage_rule!r}: every pair holds both members' probes of every subset, "
+                         "so this is the plan's rule ('both').")
     return AnalysisReport(
         seed=seed, n_resamples=n_resamples, ci=ci, alpha=alpha, lineage_rule=lineage_rule,
         e6_tokenizer=e6_tokenizer or _WHITESPACE_TOKENS, runs=list(runs), experiments=primary, family=family,

@@ -214,6 +214,38 @@ def _print_report(report: AnalysisReport) -> None:
             if c.reason:
                 console.print(f"{c.id} incomplete: {c.reason}")
     console.print(f"E6 tokens counted with: {report.e6_tokenizer}")
+    for line in _incomplete_summary(report):
+        console.print(line)
+
+
+def _hint(contrast: ContrastResult) -> str:
+    """What would make an incomplete contrast computable, in words."""
+    reason = contrast.reason or ""
+    if "G_budget" in reason:
+        return ("E6 needs a token-scaling run: `sitbench generate --suite e6 ...`, run it with "
+                "`--config D,G_budget`, score it, and pass it with --e6-run")
+    if reason.startswith("no records of configuration"):
+        return (f"run configurations {contrast.first_config} and {contrast.second_config} of the same model "
+                "and pass those runs too")
+    if contrast.incomplete_pairs:
+        return "the dataset does not hold every required stratum for any pair (a larger suite does)"
+    return "see the reason"
+
+
+def _incomplete_summary(report: AnalysisReport) -> list[str]:
+    """One line on what was computed, then one per incomplete primary contrast: why, and what would help."""
+    done = [c.id for c in report.experiments if c.status == "computed"]
+    lines = [(f"computed {len(done)} of {len(report.experiments)} contrasts ({', '.join(done) or 'none'}); "
+              f"lineage rule {report.lineage_rule}")]
+    single = {c.id: c.single_lineage_pairs for c in report.experiments if c.single_lineage_pairs}
+    if single:
+        lines.append("counted with one lineage (the runs hold only one member's probes of the subset): "
+                     + "; ".join(f"{cid} {', '.join(pairs)}" for cid, pairs in single.items())
+                     + " — pass --lineages both for the plan's rule")
+    for c in report.experiments:
+        if c.status != "computed":
+            lines.append(f"{c.id} incomplete: {c.reason}; {_hint(c)}")
+    return lines
 
 
 @click.command()
@@ -225,9 +257,12 @@ def _print_report(report: AnalysisReport) -> None:
 @click.option("--resamples", type=int, default=1000, show_default=True, help="Bootstrap resamples per contrast.")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile intervals.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate (Holm).")
-@click.option("--lineages", "lineage_rule", type=click.Choice(["both", "present"]), default="both", show_default=True,
-              help="both: a pair needs both lineages in a probe subset (the plan); present: a pair counts with "
-              "the lineages that have probes of the subset (small fixtures such as the pilot).")
+@click.option("--lineages", "lineage_rule", type=click.Choice(["auto", "both", "present"]), default="auto",
+              show_default=True,
+              help="auto: a pair counts with the lineages the runs hold probes of each subset for (the pilot gives "
+              "some categories to one member only), and those pairs are listed; on a suite that gives every "
+              "category to both members this is the plan's rule. both: the plan, a pair needs both lineages in "
+              "a subset or is incomplete. present: the same as auto.")
 @click.option("--max-exact", type=int, default=24, show_default=True, help="Largest number of pairs tested exactly.")
 @click.option("--full-records", is_flag=True,
               help="Validate every field of every score record (slower); by default only the fields the "

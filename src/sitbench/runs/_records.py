@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.schema import Category, Observation, Verdict
 
@@ -54,6 +55,9 @@ class TrialRecord(_Record):
     """Time spent building evidence (projection, retrieval, state) for the scored turn."""
     budget: dict[str, Any] | None = None
     """For ``G_budget``: the budget record (sizes, serialization and truncation rules, dropped items)."""
+    agent: AgentTrialRecord | None = None
+    """For a run through an agent (``run --agent``): its state, ingest and answer times, tokens and
+    reported memory operations; None for a candidate run."""
 
     @property
     def response_text(self) -> str | None:
@@ -155,6 +159,9 @@ class RunManifest(_Record):
     """Response cache: ``enabled``, ``epoch``, and why it was bypassed when it was."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Rescoring history, merged shards and other notes."""
+    agent: AgentManifest | None = None
+    """For a run through an agent (``run --agent``): which one, its transport, how each trial started
+    clean and the call timeout; None for a candidate run."""
 
 
 def reporting_gaps(manifest: RunManifest) -> list[str]:
@@ -173,7 +180,7 @@ def reporting_gaps(manifest: RunManifest) -> list[str]:
         gaps.append("provider")
     if not manifest.created_at or not manifest.finished_at:
         gaps.append("finished_at" if manifest.created_at else "created_at")
-    if manifest.provider not in (None, "mock") and manifest.counts.get("completed", 0) and not (
+    if manifest.provider not in (None, "mock", "agent") and manifest.counts.get("completed", 0) and not (
             manifest.returned_models or manifest.system_fingerprints):
         gaps.append("returned_models")
     decoding = manifest.decoding

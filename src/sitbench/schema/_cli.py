@@ -16,13 +16,17 @@ def schema(out_dir: Path) -> None:
 
     Writes lineage, registry, query, probe, contract, observation, verdict,
     subject_evidence, pair and dataset_manifest schemas, so other tools can
-    validate sitbench datasets and runs without Python.
+    validate sitbench datasets and runs without Python; and the agent protocol's
+    (agent_subject, agent_turn, agent_reply, the agent_http_* request bodies…), so
+    an agent in any language can be checked against them.
     """
+    from sitbench.agents import AGENT_SCHEMAS
     from sitbench.schema import EXPORTED_MODELS
 
+    exported = EXPORTED_MODELS | AGENT_SCHEMAS
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, model in EXPORTED_MODELS.items():
+    for name, model in exported.items():
         path = out_dir / f"{name}.schema.json"
         path.write_text(json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n",
                         encoding="utf-8")
-    click.echo(f"wrote {len(EXPORTED_MODELS)} schemas to {out_dir}")
+    click.echo(f"wrote {len(exported)} schemas to {out_dir}")

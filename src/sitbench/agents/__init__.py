@@ -1,0 +1,71 @@
+"""Agents: a system under test with its own memory, driven through each trial's declared schedule.
+
+An :class:`Agent` ingests one subject's candidate-visible evidence (store 1, under an opaque key),
+answers the turns of a schedule (``respond``), and ends sessions (``end_session``: the
+conversation's context is gone, its persistent state kept). ``sitbench run DATASET --agent SPEC``
+takes ``package.module:factory``, ``path/to/file.py:factory``, ``http://HOST:PORT`` (the HTTP agent
+protocol of :mod:`sitbench.agents._http`) or the name of a ``sitbench.agents`` entry point.
+"""
+
+from sitbench.agents._http import AgentOutputError, HttpAgent, HttpAgentClient
+from sitbench.agents._loader import (
+    AGENT_ENTRY_POINTS,
+    LoadedAgent,
+    Transport,
+    check_agent,
+    load_agent,
+    make_agent,
+)
+from sitbench.agents._models import (
+    AGENT_SCHEMAS,
+    Ack,
+    AgentInfo,
+    AgentManifest,
+    AgentReply,
+    AgentSubject,
+    AgentTrialRecord,
+    AgentTurn,
+    ForkRequest,
+    IngestReport,
+    IngestRequest,
+    MemoryOp,
+    MemoryOperation,
+    RespondRequest,
+    StatePolicy,
+    StateRequest,
+    TokenUsage,
+)
+from sitbench.agents._protocol import Agent, AgentFactory, ForkableAgent, agent_info
+
+__all__ = [
+    "AGENT_ENTRY_POINTS",
+    "AGENT_SCHEMAS",
+    "Ack",
+    "Agent",
+    "AgentFactory",
+    "AgentInfo",
+    "AgentManifest",
+    "AgentOutputError",
+    "AgentReply",
+    "AgentSubject",
+    "AgentTrialRecord",
+    "AgentTurn",
+    "ForkRequest",
+    "ForkableAgent",
+    "HttpAgent",
+    "HttpAgentClient",
+    "IngestReport",
+    "IngestRequest",
+    "LoadedAgent",
+    "MemoryOp",
+    "MemoryOperation",
+    "RespondRequest",
+    "StatePolicy",
+    "StateRequest",
+    "TokenUsage",
+    "Transport",
+    "agent_info",
+    "check_agent",
+    "load_agent",
+    "make_agent",
+]

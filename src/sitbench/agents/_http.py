@@ -1,0 +1,130 @@
+"""The HTTP agent protocol: an agent in any language behind a few JSON endpoints.
+
+Endpoints (bodies are the models in ``sitbench.agents``; ``sitbench schema`` exports them):
+
+- ``GET  /info`` → :class:`AgentInfo` (optional: a 404 means defaults, no fork).
+- ``POST /ingest``  :class:`IngestRequest` → :class:`IngestReport` (``{}`` is fine).
+- ``POST /respond`` :class:`RespondRequest` → :class:`AgentReply`.
+- ``POST /end_session`` :class:`StateRequest` → :class:`Ack`: the conversation ends, memory stays.
+- ``POST /fork`` :class:`ForkRequest` → :class:`Ack`: copy ``source`` into ``state``
+  (only called when ``/info`` says ``supports_fork``).
+- ``POST /reset`` :class:`StateRequest` → :class:`Ack`: the harness is done with ``state``; forget it.
+
+Every state is named by an opaque handle the harness picks, so one server serves concurrent trials.
+A non-2xx status is an agent error and a body that does not validate is malformed output: both drop
+the trial with the reason, never stop the run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from sitbench.agents._models import (
+    AgentInfo,
+    AgentReply,
+    AgentSubject,
+    AgentTurn,
+    ForkRequest,
+    IngestReport,
+    IngestRequest,
+    RespondRequest,
+    StateRequest,
+)
+from sitbench.errors import InputError
+
+
+class AgentOutputError(Exception):
+    """An agent returned something that is not what the protocol asks for."""
+
+
+class HttpAgentClient:
+    """One connection pool to an HTTP agent; :meth:`__call__` is the factory of fresh states."""
+
+    def __init__(self, base_url: str, timeout_s: float = 120.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        # Created inside the running event loop, on first use.
+        if self._client is None:
+            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s, trust_env=False)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def info(self) -> AgentInfo:
+        """``GET /info``, checked before a run starts.
+
+        Raises:
+            InputError: the server cannot be reached, or its /info does not validate.
+        """
+        try:
+            response = httpx.get(f"{self.base_url}/info", timeout=min(self.timeout_s, 30.0), trust_env=False)
+        except httpx.HTTPError as exc:
+            raise InputError(f"--agent {self.base_url}: cannot reach the agent ({exc}); start the agent server "
+                             "first, or check the address") from None
+        if response.status_code == 404:
+            return AgentInfo(name=self.base_url)
+        try:
+            response.raise_for_status()
+            return AgentInfo.model_validate_json(response.content)
+        except (httpx.HTTPError, ValidationError) as exc:
+            raise InputError(f"--agent {self.base_url}: GET /info must return an AgentInfo object "
+                             f"(`sitbench schema` writes agent_info.schema.json): {str(exc)[:200]}") from None
+
+    async def post(self, path: str, body: BaseModel, answer: type[BaseModel] | None = None) -> Any:
+        response = await self.client().post(path, content=body.model_dump_json(),
+                                            headers={"content-type": "application/json"})
+        if response.status_code >= 400:
+            raise RuntimeError(f"POST {path}: HTTP {response.status_code} {response.text[:200]!r}")
+        if answer is None:
+            return None
+        raw = response.content.strip() or b"{}"
+        try:
+            return answer.model_validate_json(raw)
+        except ValidationError as exc:
+            raise AgentOutputError(f"POST {path}: the body is not a valid {answer.__name__}: "
+                                   f"{_first_error(exc)}") from None
+
+    def __call__(self) -> HttpAgent:
+        return HttpAgent(self, f"st-{uuid.uuid4().hex[:16]}")
+
+
+class HttpAgent:
+    """One agent state on an HTTP agent server, driven through the :class:`Agent` protocol."""
+
+    def __init__(self, client: HttpAgentClient, state: str) -> None:
+        self._http = client
+        self.state = state
+
+    async def ingest(self, subject: AgentSubject) -> IngestReport:
+        return await self._http.post("/ingest", IngestRequest(state=self.state, subject=subject), IngestReport)
+
+    async def respond(self, turn: AgentTurn) -> AgentReply:
+        return await self._http.post("/respond", RespondRequest(state=self.state, turn=turn), AgentReply)
+
+    async def end_session(self) -> None:
+        await self._http.post("/end_session", StateRequest(state=self.state))
+
+    async def fork(self) -> HttpAgent:
+        child = self._http()
+        await self._http.post("/fork", ForkRequest(state=child.state, source=self.state))
+        return child
+
+    async def close(self) -> None:
+        await self._http.post("/reset", StateRequest(state=self.state))
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error.get("loc", ())) or "body"
+    got = "" if error.get("type") == "json_invalid" else f" (got {repr(error.get('input'))[:80]})"
+    return f"{where}: {error.get('msg')}{got}"

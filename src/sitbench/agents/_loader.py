@@ -1,0 +1,139 @@
+"""Resolve an ``--agent`` value into a factory of fresh agents."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from sitbench.agents._http import HttpAgentClient
+from sitbench.agents._models import AgentInfo
+from sitbench.agents._protocol import agent_info
+from sitbench.errors import InputError
+
+#: Entry-point group under which installed packages register agent factories by name.
+AGENT_ENTRY_POINTS = "sitbench.agents"
+
+_METHODS = ("ingest", "respond", "end_session")
+
+
+class Transport(str, Enum):
+    """Where the agent runs."""
+
+    PYTHON = "python"
+    """A factory called in this process."""
+    HTTP = "http"
+    """A server speaking the HTTP agent protocol."""
+
+
+@dataclass
+class LoadedAgent:
+    """A resolved ``--agent``: how to make fresh agents, and what they said about themselves."""
+
+    spec: str
+    """The ``--agent`` value."""
+    transport: Transport
+    """In process or over HTTP."""
+    factory: Callable[[], Any]
+    """Called with no argument for every fresh agent (may return an awaitable)."""
+    info: AgentInfo
+    """``describe()`` of a first agent (or ``GET /info``)."""
+    aclose: Callable[[], Awaitable[None]] | None = None
+    """Releases shared resources at the end of a run."""
+
+
+def _import_target(spec: str) -> Any:
+    target, sep, attribute = spec.rpartition(":")
+    if not sep or not target or not attribute:
+        raise InputError(f"--agent {spec!r}: use package.module:factory, path/to/file.py:factory, "
+                         "http://HOST:PORT or the name of an installed agent")
+    if target.endswith(".py") or "/" in target or Path(target).suffix == ".py":
+        path = Path(target)
+        if not path.is_file():
+            raise InputError(f"--agent {spec!r}: {path} is not a file; give the path of the Python file that "
+                             "defines the factory")
+        # A stable, unique module name per file, so two example files may share a stem.
+        name = f"_sitbench_agent_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise InputError(f"--agent {spec!r}: {path} cannot be imported as Python")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as exc:  # noqa: BLE001 - any failure in the user's file is reported as bad input
+            sys.modules.pop(name, None)
+            raise InputError(f"--agent {spec!r}: importing {path} failed: {exc!r}"[:400]) from None
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as exc:
+            raise InputError(f"--agent {spec!r}: cannot import {target} ({exc}); install the package or put "
+                             "it on PYTHONPATH") from None
+    factory = getattr(module, attribute, None)
+    if factory is None or not callable(factory):
+        raise InputError(f"--agent {spec!r}: {target} has no callable {attribute!r}; name the function that "
+                         "returns an agent")
+    return factory
+
+
+def _entry_point(name: str) -> Any | None:
+    for entry in importlib.metadata.entry_points(group=AGENT_ENTRY_POINTS):
+        if entry.name == name:
+            return entry.load()
+    return None
+
+
+async def make_agent(factory: Callable[[], Any]) -> Any:
+    """One fresh agent from ``factory`` (sync or async)."""
+    agent = factory()
+    if inspect.isawaitable(agent):
+        agent = await agent
+    return agent
+
+
+def check_agent(spec: str, agent: Any) -> None:
+    """Raise InputError naming the missing methods when ``agent`` is not an :class:`Agent`."""
+    missing = [m for m in _METHODS if not callable(getattr(agent, m, None))]
+    if missing:
+        raise InputError(f"--agent {spec!r}: the factory returned {type(agent).__name__}, which lacks "
+                         f"{', '.join(missing)}; an agent needs ingest(subject), respond(turn) and end_session()")
+
+
+def load_agent(spec: str, timeout_s: float = 120.0) -> LoadedAgent:
+    """Resolve ``spec``: ``http(s)://…``, ``package.module:factory``, ``path/file.py:factory``, or
+    the name of a factory registered under the ``sitbench.agents`` entry-point group.
+
+    Raises:
+        InputError: the spec cannot be resolved, or what it names is not an agent factory.
+    """
+    if spec.startswith(("http://", "https://")):
+        client = HttpAgentClient(spec, timeout_s=timeout_s)
+        return LoadedAgent(spec, Transport.HTTP, client, client.info(), client.aclose)
+    factory = _entry_point(spec) if ":" not in spec else None
+    if factory is None:
+        if ":" not in spec:
+            names = sorted(e.name for e in importlib.metadata.entry_points(group=AGENT_ENTRY_POINTS))
+            raise InputError(f"--agent {spec!r}: no installed agent has that name (installed: "
+                             f"{', '.join(names) or 'none'}); or use package.module:factory, "
+                             "path/to/file.py:factory or http://HOST:PORT")
+        factory = _import_target(spec)
+    try:
+        first = factory()
+    except Exception as exc:  # noqa: BLE001 - the user's factory may raise anything; report it as bad input
+        raise InputError(f"--agent {spec!r}: calling the factory failed: {exc!r}"[:400]) from None
+    if inspect.isawaitable(first):
+        close = getattr(first, "close", None)
+        if callable(close):
+            close()
+        return LoadedAgent(spec, Transport.PYTHON, factory, AgentInfo(name=spec))
+    check_agent(spec, first)
+    return LoadedAgent(spec, Transport.PYTHON, factory, agent_info(first))

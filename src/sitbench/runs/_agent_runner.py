@@ -1,0 +1,414 @@
+"""Run every probe's declared schedule through a user's agent (``sitbench run --agent``).
+
+The agent is the architecture under test, so there is one configuration, ``agent``: trial ids are
+``agent:PROBE_ID`` and ``score``, ``metrics`` and ``report`` read the run like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sitbench._version import __version__
+from sitbench.agents import (
+    AgentManifest,
+    AgentOutputError,
+    AgentReply,
+    AgentSubject,
+    AgentTrialRecord,
+    AgentTurn,
+    IngestReport,
+    LoadedAgent,
+    MemoryOperation,
+    StatePolicy,
+    TokenUsage,
+    check_agent,
+    make_agent,
+)
+from sitbench.candidates import CandidateResponse, DecodingConfig, Message
+from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
+from sitbench.errors import InputError
+from sitbench.lineage._checks import load_dataset, run_checks
+from sitbench.runs._audit import IsolationAudit
+from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
+from sitbench.runs._runner import Runner, RunOptions, _dataset_fields, _git_commit
+from sitbench.runs._store import RunStore
+from sitbench.schema import Query, SubjectEvidence, envelope_for
+
+#: The one configuration label of an agent run.
+AGENT_CONFIG = "agent"
+
+WITHHOLDING = ("in a multi-session schedule, the session records dated on or after its first turn (the "
+               "conversations the schedule itself replays) are withheld from ingest; everything else in store 1 "
+               "is given as it is")
+RESET_POLICY = ("agent: end_session() between sessions ends the conversation; what persists is the agent's own "
+                "state (nothing is written into it by the harness)")
+
+
+def agent_subject(subject: SubjectEvidence, query: Query) -> AgentSubject:
+    """The ingest payload of one trial: the subject's store-1 evidence under an opaque key.
+
+    A schedule with later sessions replays its first sessions' conversations, and the chronicle
+    already holds their records: those are withheld, as the configurations' builders withhold a
+    session's own record while it runs, so the agent has to remember the conversation itself.
+    """
+    first = query.turns[0]
+    multi = any(t.session != first.session for t in query.turns)
+    kept = [r for r in subject.records if not (multi and r.session_id is not None and r.t >= first.t)]
+    blank = subject.model_copy(update={"subject": "", "records": kept})
+    digest = hashlib.sha256(blank.model_dump_json().encode("utf-8")).hexdigest()
+    key = f"subject-{digest[:12]}"
+    return AgentSubject(subject_key=key, evidence=blank.model_copy(update={"subject": key}),
+                        withheld_records=len(subject.records) - len(kept))
+
+
+def agent_turn(query: Query, index: int) -> AgentTurn:
+    """The ``respond`` input of turn ``index``: the envelope and the capability mode."""
+    turn = query.turns[index]
+    return AgentTurn(turn=index, session=turn.session, date=turn.t, interlocutor=query.interlocutor,
+                     utterance=turn.utterance, capability=query.capability,
+                     capability_policy=CAPABILITY_POLICY[query.capability],
+                     envelope=envelope_for(query, index).render())
+
+
+class _Drop(Exception):
+    """Ends a trial as dropped with ``reason``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason[:300]
+
+
+def _validated(value: Any, model: type[BaseModel], what: str, text_ok: bool = False) -> Any:
+    if text_ok and isinstance(value, str):
+        return AgentReply(text=value)
+    if value is None and model is IngestReport:
+        return IngestReport()
+    if isinstance(value, model):
+        return value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict):
+        try:
+            return model.model_validate(value)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise AgentOutputError(f"{what} returned an invalid {model.__name__}: "
+                                   f"{'.'.join(map(str, error['loc'])) or 'body'}: {error['msg']}") from None
+    raise AgentOutputError(f"{what} returned {type(value).__name__}; return "
+                           + ("a str or an AgentReply" if text_ok else f"None or an {model.__name__}"))
+
+
+@dataclass
+class _Base:
+    """An ingested agent that forks serve (``fork`` policy)."""
+
+    agent: Any
+    ingest_ms: float
+    report: IngestReport
+
+
+def _add(total: TokenUsage, usage: TokenUsage | None) -> TokenUsage:
+    if usage is None:
+        return total
+    return TokenUsage(prompt_tokens=total.prompt_tokens + usage.prompt_tokens,
+                      completion_tokens=total.completion_tokens + usage.completion_tokens)
+
+
+class AgentRunner(Runner):
+    """Runs each probe's schedule through fresh (or forked) agents into one run directory."""
+
+    def __init__(self, dataset_dir: Path, agent: LoadedAgent, out: Path, options: RunOptions,
+                 state_policy: StatePolicy, timeout_s: float = 120.0,
+                 on_trial: Callable[[TrialRecord], None] | None = None) -> None:
+        self.ds = load_dataset(dataset_dir)
+        failed = [r.id for r in run_checks(self.ds) if not r.passed]
+        if failed:
+            raise InputError(f"{dataset_dir}: integrity checks {failed} fail; run `sitbench validate {dataset_dir}`")
+        if state_policy is StatePolicy.FORK and not agent.info.supports_fork:
+            raise InputError(f"--agent-state fork: {agent.spec} has no fork() (its describe() does not say "
+                             "supports_fork); use --agent-state reingest")
+        self.agent = agent
+        self.state_policy = state_policy
+        self.timeout_s = timeout_s
+        self.model = agent.spec
+        self.options = options
+        self.options.configs = [AGENT_CONFIG]
+        self.cached = None
+        self.retriever = None
+        self.store = RunStore(out)
+        self.audit = IsolationAudit.for_dataset(self.ds)
+        self.on_trial = on_trial
+        self._bases: dict[str, asyncio.Task[_Base]] = {}
+
+    def _check_resumable(self, existing: RunManifest) -> None:
+        was_spec = existing.candidate.get("spec")
+        if existing.agent is None or was_spec != self.model:
+            made = f"--agent {was_spec}" if existing.agent else f"--model {was_spec}"
+            raise InputError(f"{self.store.root}: --resume continues the same run, which was made with {made} "
+                             f"(now --agent {self.model}); resume with the run's settings, or choose another --out")
+        super()._check_resumable(existing)
+        was = existing.agent.state_policy if existing.agent else None
+        if was is not self.state_policy:
+            raise InputError(f"{self.store.root}: --resume continues the same run, which was made with "
+                             f"--agent-state {was.value if was else 'none'} (now {self.state_policy.value}); "
+                             "resume with the run's settings, or choose another --out")
+
+    def manifest(self, started: str, existing: RunManifest | None) -> RunManifest:
+        info = self.agent.info
+        return RunManifest(
+            run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
+            created_at=existing.created_at if existing else started,
+            package_version=__version__, git_commit=_git_commit(), dataset=_dataset_fields(self.ds),
+            configs=[AGENT_CONFIG], handler="native",
+            candidate={"spec": self.model, "provider": "agent", "transport": self.agent.transport.value,
+                       **info.model_dump(mode="json")},
+            provider="agent", cache={"enabled": False, "bypassed": "agent runs are not cached"},
+            decoding=DecodingConfig(), retriever=None, templates_sha256=templates_sha256(),
+            shard=f"{self.options.shard[0]}/{self.options.shard[1]}" if self.options.shard else None,
+            session_reset_policy=RESET_POLICY,
+            verifier_version=existing.verifier_version if existing else None, tokenizer=TOKENIZER_NAME,
+            agent=AgentManifest(spec=self.model, transport=self.agent.transport.value, info=info,
+                                state_policy=self.state_policy, timeout_s=self.timeout_s, withholding=WITHHOLDING),
+            extra=existing.extra if existing else {})
+
+    async def _call(self, what: str, call: Callable[[], Any]) -> Any:
+        """One agent call under the timeout; every failure becomes a :class:`_Drop` naming it."""
+        try:
+            result = call()
+            if inspect.isawaitable(result):
+                result = await asyncio.wait_for(result, self.timeout_s)
+            return result
+        except TimeoutError:
+            raise _Drop(f"agent timeout: {what} ran past {self.timeout_s:g}s") from None
+        except AgentOutputError as exc:
+            raise _Drop(f"agent malformed output: {exc}") from None
+        except _Drop:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an agent that raises is a drop, never a crash or a wrong answer
+            raise _Drop(f"agent error: {what}: {exc!r}") from None
+
+    async def _fresh(self) -> Any:
+        agent = await self._call("factory", lambda: make_agent(self.agent.factory))
+        try:
+            check_agent(self.agent.spec, agent)
+        except InputError as exc:
+            raise _Drop(f"agent malformed output: {exc}") from None
+        return agent
+
+    async def _ingest(self, agent: Any, subject: AgentSubject) -> tuple[float, IngestReport]:
+        started = time.perf_counter()
+        report = await self._call("ingest", lambda: agent.ingest(subject))
+        elapsed = (time.perf_counter() - started) * 1000
+        try:
+            return elapsed, _validated(report, IngestReport, "ingest")
+        except AgentOutputError as exc:
+            raise _Drop(f"agent malformed output: {exc}") from None
+
+    async def _base(self, subject: AgentSubject) -> _Base:
+        agent = await self._fresh()
+        try:
+            ms, report = await self._ingest(agent, subject)
+        except _Drop:
+            await self._close(agent)
+            raise
+        return _Base(agent, ms, report)
+
+    async def _clean_agent(self, subject: AgentSubject, record: dict[str, Any]) -> Any:
+        if self.state_policy is StatePolicy.REINGEST:
+            agent = await self._fresh()
+            record["agent"] = agent
+            ms, report = await self._ingest(agent, subject)
+            record.update(ingest_ms=ms, ingest_ops=report.memory_ops, usage=_add(record["usage"], report.usage))
+            return agent
+        task = self._bases.get(subject.subject_key)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            # A failed ingest is not kept: the next trial of this evidence tries again.
+            task = self._bases[subject.subject_key] = asyncio.ensure_future(self._base(subject))
+        base = await asyncio.shield(task)
+        record.update(ingest_ms=base.ingest_ms, ingest_ops=base.report.memory_ops)
+        started = time.perf_counter()
+        agent = await self._call("fork", lambda: base.agent.fork())
+        record["fork_ms"] = (time.perf_counter() - started) * 1000
+        record["agent"] = agent
+        try:
+            check_agent(self.agent.spec, agent)
+        except InputError as exc:
+            raise _Drop(f"agent malformed output: fork: {exc}") from None
+        return agent
+
+    async def _close(self, agent: Any) -> None:
+        close = getattr(agent, "close", None)
+        if not callable(close):
+            return
+        try:
+            result = close()
+            if inspect.isawaitable(result):
+                await asyncio.wait_for(result, self.timeout_s)
+        except Exception:  # noqa: BLE001, S110 - releasing a state is best effort; the trial's record is already made
+            pass
+
+    async def _trial(self, config: str, probe_id: str) -> TrialRecord:
+        probe = self.ds.hidden.probes[probe_id]
+        query = self.ds.visible.queries[probe.query_key]
+        subject = self.ds.visible.subjects[query.subject]
+        trial_id = f"{config}:{probe_id}"
+        payload = agent_subject(subject, query)
+        payload_json = payload.model_dump_json()
+        self.audit.check(trial_id, subject.subject, [Message(role="user", content=payload_json)])
+        record: dict[str, Any] = {"usage": TokenUsage(), "ingest_ms": 0.0, "ingest_ops": [], "fork_ms": None}
+        turns: list[TurnRecord] = []
+        persisted: list[str] = []
+        turn_ops: list[list[MemoryOperation]] = []
+        answer_ms, end_sessions = 0.0, 0
+        drop: str | None = None
+        try:
+            agent = await self._clean_agent(payload, record)
+            session = query.turns[0].session
+            for index, turn in enumerate(query.turns):
+                if turn.session != session:
+                    await self._call("end_session", agent.end_session)
+                    end_sessions += 1
+                    persisted.append(f"reset before session {turn.session}: end_session(); the agent kept its "
+                                     "own persistent state")
+                    session = turn.session
+                sent = agent_turn(query, index)
+                message = Message(role="user", content=sent.model_dump_json())
+                self.audit.check(trial_id, subject.subject, [message])
+                started = time.perf_counter()
+                try:
+                    result = await self._call("respond", lambda sent=sent: agent.respond(sent))
+                    reply = _validated(result, AgentReply, "respond", text_ok=True)
+                except (_Drop, AgentOutputError) as exc:
+                    reason = exc.reason if isinstance(exc, _Drop) else f"agent malformed output: {exc}"
+                    turns.append(TurnRecord(turn=index, session=turn.session, messages=[message],
+                                            response=CandidateResponse(text=None, status="drop", drop_reason=reason,
+                                                                       provider="agent", model_sent=self.model)))
+                    raise _Drop(reason) from None
+                elapsed = time.perf_counter() - started
+                answer_ms += elapsed * 1000
+                record["usage"] = _add(record["usage"], reply.usage)
+                turn_ops.append(reply.memory_ops)
+                usage = reply.usage.model_dump() if reply.usage else {}
+                turns.append(TurnRecord(turn=index, session=turn.session, messages=[message],
+                                        response=CandidateResponse(text=reply.text, provider="agent",
+                                                                   model_sent=self.model, returned_model=reply.model,
+                                                                   usage=usage, latency_s=elapsed)))
+        except _Drop as exc:
+            drop = exc.reason
+        finally:
+            if record.get("agent") is not None:
+                await self._close(record["agent"])
+        accounting = AgentTrialRecord(
+            state_policy=self.state_policy, subject_key=payload.subject_key,
+            evidence_sha256=hashlib.sha256(payload_json.encode("utf-8")).hexdigest(),
+            withheld_records=payload.withheld_records, ingest_ms=record["ingest_ms"], fork_ms=record["fork_ms"],
+            answer_ms=answer_ms, end_sessions=end_sessions, usage=record["usage"], ingest_ops=record["ingest_ops"],
+            turn_ops=turn_ops)
+        return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model, turns=turns,
+                           persisted=persisted, status="dropped" if drop else "completed", drop_reason=drop,
+                           evidence_ms=record["ingest_ms"], agent=accounting)
+
+    async def run(self, resume: bool = False) -> RunManifest:
+        try:
+            return await super().run(resume)
+        finally:
+            bases = [t for t in self._bases.values() if t.done() and not t.cancelled() and t.exception() is None]
+            for task in bases:
+                await self._close(task.result().agent)
+            if self.agent.aclose is not None:
+                await self.agent.aclose()
+
+
+def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto", shard: str | None = None,
+              resume: bool = False, max_connections: int = 8, timeout_s: float | None = None,
+              on_trial: Callable[[TrialRecord], None] | None = None,
+              on_start: Callable[[AgentRunner], None] | None = None) -> RunManifest:
+    """Load ``agent_spec`` and run every probe of ``dataset`` through it into ``out``.
+
+    Args:
+        state: ``auto`` (fork when the agent supports it, else reingest), ``fork`` or ``reingest``.
+        timeout_s: limit on each agent call (default 120 s).
+
+    Raises:
+        InputError: the agent cannot be loaded, or the options do not fit it.
+    """
+    from sitbench.agents import load_agent
+    from sitbench.runs._runner import parse_shard
+
+    limit = 120.0 if timeout_s is None else timeout_s
+    loaded = load_agent(agent_spec, timeout_s=limit)
+    choices = {"auto": None, **{p.value: p for p in StatePolicy}}
+    if state not in choices:
+        raise InputError(f"--agent-state {state!r}: use auto, fork or reingest")
+    policy = choices[state] or (StatePolicy.FORK if loaded.info.supports_fork else StatePolicy.REINGEST)
+    options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard))
+    runner = AgentRunner(dataset, loaded, out, options, policy, limit, on_trial=on_trial)
+    if on_start:
+        on_start(runner)
+    return asyncio.run(runner.run(resume=resume))
+
+
+
+def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
+                      shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
+                      max_drop_rate: float) -> None:
+    """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
+    import click
+    from click.core import ParameterSource
+
+    from sitbench.runs._cli import EXIT_TOO_MANY_DROPS, _progress
+
+    if agent is None:
+        raise InputError("sitbench run: give --model (a candidate, e.g. --model mock/oracle) or --agent (your own "
+                         "agent, e.g. --agent examples/keyword_agent.py:make)")
+    if model is not None:
+        raise InputError(f"--model {model!r} and --agent {agent!r}: give one; an agent run has no candidate")
+    not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env",
+                      "cache", "cache_path", "epoch"]
+    given = [name for name in not_for_agents if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
+    if given:
+        flags = ", ".join("--" + ("config" if n == "configs" else n.replace("_", "-")) for n in given)
+        raise InputError(f"--agent {agent!r}: {flags} do not apply to an agent run (the agent is the architecture, "
+                         "decodes and caches itself); leave them out")
+    started = time.perf_counter()
+    progress = _progress(0, agent)
+    with progress:
+        task = progress.add_task("run", total=None)
+
+        def begin(runner: AgentRunner) -> None:
+            from sitbench.runs._runner import trial_ids
+
+            total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard))
+            done = sum(t.status != "dropped" for t in RunStore(out).trials()) if resume else 0
+            progress.update(task, total=total, completed=done)
+
+        manifest = run_agent(dataset, agent, out, state=state, shard=shard, resume=resume,
+                             max_connections=max_connections, timeout_s=timeout_s,
+                             on_trial=lambda _record: progress.advance(task), on_start=begin)
+    attempted, completed = manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
+    click.echo(f"{out}: {completed}/{attempted} trials completed in {time.perf_counter() - started:.1f}s "
+               f"(agent state: {manifest.agent.state_policy.value if manifest.agent else '?'}); "
+               f"next: sitbench score {out}")
+    dropped = attempted - completed
+    if dropped:
+        from collections import Counter
+
+        reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).trials()
+                          if t.status == "dropped")
+        listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
+        click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
+                   "Re-attempt them by running the same `sitbench run` command with --resume added.", err=True)
+        if dropped / attempted > max_drop_rate:
+            click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
+                       f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
+            raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,21 +40,10 @@ class _Bounded(click.ParamType):
         return number
 
 
-def _quiet() -> bool:
-    return os.environ.get("CI") == "true" or not sys.stderr.isatty()
-
-
 def _progress(total: int, label: str):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from sitbench.runs._progress import progress_display
 
-    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    disable=_quiet(), transient=True)
+    return progress_display(label)
 
 
 def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", handler: str = "native",
@@ -263,7 +250,8 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
       sitbench score runs/oracle && sitbench metrics runs/oracle
     """
     n = score_run(run_dir, extractor_spec, dataset)
-    click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir}")
+    click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir} (the table), then "
+               f"sitbench report {run_dir} --out {run_dir / 'report.html'} (glossary, charts, failed trials)")
 
 
 @click.command()
@@ -390,6 +378,9 @@ def demo(out_dir: Path | None) -> None:
     report = write_report([root / f"run-{name}" for name, _, _ in runs], root / "report.html", analysis=analysis)
     console.print(f"dataset and runs in {root} ({time.perf_counter() - started:.1f}s)")
     console.print(f"report: {report}")
+    console.print(f"next: open the report; then run a real model on the same dataset, e.g. sitbench run {dataset} "
+                  "--config all --model openai/MODEL --out runs/MODEL (its 'What to do next' box lists more)",
+                  soft_wrap=True)
 
 
 @click.command()

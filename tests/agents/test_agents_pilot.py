@@ -107,3 +107,17 @@ def test_fork_refused_for_an_agent_without_fork(pilot: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(pilot), "--agent", KEYWORD, "--agent-state", "fork", "--out", str(tmp_path / "r")]) == 2
     assert "use --agent-state reingest" in capsys.readouterr().err
+
+
+def test_the_readme_example_agent_runs_the_pilot(pilot: Path, tmp_path: Path) -> None:
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Bring your own agent", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) <= 40
+    (tmp_path / "my_agent.py").write_text(code, encoding="utf-8")
+    out = tmp_path / "mine"
+    _run_score_metrics_report(pilot, out, f"{tmp_path / 'my_agent.py'}:make")
+    trials = RunStore(out).trials()
+    assert len(trials) == 22 and all(t.status == "completed" for t in trials)
+    assert RunStore(out).manifest().agent.info.name == "my-agent"
+    assert any(t.agent.turn_ops and t.agent.turn_ops[-1] for t in trials)

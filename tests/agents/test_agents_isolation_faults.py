@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from agents_support import EXAMPLES, load_example
+
 from sitbench.agents import AgentSubject, AgentTurn
 from sitbench.cli import main
-from sitbench.lineage._checks import CONTRACT_FIELD_TOKENS, isolation_tokens, load_dataset
+from sitbench.lineage._checks import (
+    CONTRACT_FIELD_TOKENS,
+    isolation_tokens,
+    load_dataset,
+)
 from sitbench.runs import RunStore
 from sitbench.runs._agent_runner import run_agent
 from sitbench.schema import Act

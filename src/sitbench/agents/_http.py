@@ -52,7 +52,8 @@ class HttpAgentClient:
     def client(self) -> httpx.AsyncClient:
         # Created inside the running event loop, on first use.
         if self._client is None:
-            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s, trust_env=False)
+            # Past the harness's own per-call limit, so a slow agent reads as a timeout, not a transport error.
+            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s + 5, trust_env=False)
         return self._client
 
     async def aclose(self) -> None:

@@ -170,7 +170,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
               help="Share of dropped trials (infrastructure failures) above which the run exits with code 4; "
                    "`--resume` re-attempts dropped trials.")
 def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str, max_connections: int,
-        shard: str | None, agent: str | None, agent_state: str, resume: bool, temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
+        shard: str | None, agent: str | None, agent_state: str, resume: bool, temperature: float, top_p: float,
+        max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
         max_retries: int | None, max_drop_rate: float) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.

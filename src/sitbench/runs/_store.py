@@ -51,7 +51,7 @@ class RunStore:
         a fresh line. Reading alone never changes the file.
         """
         path = self.responses_path
-        self.torn_bytes = 0
+        self.torn_bytes = self.superseded = 0
         if not path.exists():
             return []
         data = path.read_bytes()

@@ -78,7 +78,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     recorded history rather than improvising from a persona.
 
     \b
-    Typical flow:
+    Examples (the typical flow):
       sitbench generate --suite pilot --out data/pilot   build a dataset (3 stores)
       sitbench validate data/pilot                       run the 19 integrity checks
       sitbench show data/pilot PR-01                     one probe as the evaluator sees it
@@ -87,7 +87,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
       sitbench demo                                      all of the above, offline
 
     Every command explains itself with --help. Errors print one line naming the
-    file, record and field; --debug shows the traceback.
+    file, record and field; --debug shows the traceback. What configurations
+    A–I show the model: `sitbench run --help`; what categories A–H test and
+    what FMR, TL, UEL, LAA, IC and Macro SIT count: `sitbench metrics --help`
+    (and the glossary of every report).
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

@@ -10,6 +10,7 @@ References are to the seed paper, *The Situated Identity Test (SIT) and SITBench
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -234,3 +235,28 @@ def readme_markdown() -> str:
 
 README_START = "<!-- glossary:start -->"
 README_END = "<!-- glossary:end -->"
+
+
+def _help_lines(rows: Sequence[tuple[str, str]], width: int = 78) -> list[str]:
+    key_width = max(len(key) for key, _ in rows) + 2
+    lines: list[str] = []
+    for key, text in rows:
+        wrapped = textwrap.wrap(text, width=width - key_width - 2, break_on_hyphens=False) or [""]
+        lines.append(f"  {key.ljust(key_width)}{wrapped[0]}")
+        lines += [f"  {' ' * key_width}{more}" for more in wrapped[1:]]
+    return lines
+
+
+def configurations_help() -> str:
+    """A ``--help`` epilog: configurations A–I (and ``G_budget``), one entry each, with the seed reference."""
+    rows = [(c.letter, f"{c.name}: {c.shows} [{c.source}]") for c in CONFIGURATIONS]
+    return ("\b\nConfigurations (what the candidate is shown besides the query; τ = the query's date):\n"
+            + "\n".join(_help_lines(rows)))
+
+
+def metrics_help() -> str:
+    """A ``--help`` epilog: what each metric counts and which category feeds each validity column."""
+    metrics = [(m.key, f"{m.meaning} [{m.source}]") for m in METRICS]
+    categories = [(f"cat. {c.letter}", f"{c.metric}, {c.name}: {c.tests} [{c.source}]") for c in CATEGORIES]
+    return ("\b\nMetrics (values in %):\n" + "\n".join(_help_lines(metrics))
+            + "\n\n\b\nProbe categories (one validity column each):\n" + "\n".join(_help_lines(categories)))

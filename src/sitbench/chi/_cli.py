@@ -256,6 +256,11 @@ def eimc(curve: Path, as_json: bool) -> None:
     Output: q_m per load, eimc (largest tested load with Q_M >= tau, or null),
     status, nonmonotone (Q_M rises somewhere), sustained_prefix_eimc, and
     sensitivity at tau = 0.7, 0.8, 0.9.
+
+    \b
+    Examples:
+      sitbench chi eimc curve.json
+      sitbench chi eimc curve.json --json
     """
     result = eimc_from_json(read_json(curve), curve)
     if as_json:
@@ -287,6 +292,10 @@ def similarity(axes: Path, as_json: bool) -> None:
     h_j = exp(-0.5 * mean(((z - mu) / s)^2)); scales must be >= the declared
     positive floor. An absent or null axis is missing similarity, so CHI is
     null; an axis with h = 0 makes CHI 0.
+
+    \b
+    Examples:
+      sitbench chi similarity axes.json --json
     """
     result = similarity_from_json(read_json(axes), axes)
     if as_json:
@@ -315,6 +324,10 @@ def score(observations: Path, manifest_path: Path, as_json: bool, seed: int | No
     memory, task_results). Runs are the independent clusters of the
     whole-cluster bootstrap. The evidence class may not claim more than the
     data: synthetic records cannot be capacity-only or human-referenced.
+
+    \b
+    Examples:
+      sitbench chi score observations.jsonl --manifest manifest.json --seed 7
     """
     manifest = load_manifest(manifest_path)
     records = load_observations(observations)
@@ -342,6 +355,11 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
     Everything is labelled synthetic and scored against a synthetic reference;
     it shows the scoring mechanics and is not the 30-test pilot, a memory
     experiment, or comparable with any human-calibrated CHI.
+
+    \b
+    Examples:
+      sitbench chi demo --out chi/
+      sitbench chi demo --seed 1 --json
     """
     manifest = demo_manifest(seed)
     records = demo_observations(seed)

@@ -39,6 +39,11 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
                      seeds, rejections, substrate-calibration facts, hashes
 
     The same suite and seed always give byte-identical files.
+
+    \b
+    Examples:
+      sitbench generate --suite pilot --out data/pilot
+      sitbench generate --suite dev --seed 1 --out data/dev
     """
     from sitbench.data import pilot_content, write_dataset
     from sitbench.data._generator import generate_content, seed_commitment
@@ -67,13 +72,24 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
 
 @click.group()
 def seeds() -> None:
-    """Seed commitments: publish a hash of a held-out seed before revealing the seed."""
+    """Seed commitments: publish a hash of a held-out seed before revealing the seed.
+
+    \b
+    Examples:
+      sitbench seeds new
+      sitbench seeds commit 123456789
+    """
 
 
 @seeds.command("commit")
 @click.argument("seed", type=click.IntRange(min=0))
 def commit(seed: int) -> None:
-    """Print the SHA-256 commitment of SEED (pass it to `sitbench generate --commitment`)."""
+    """Print the SHA-256 commitment of SEED (pass it to `sitbench generate --commitment`).
+
+    \b
+    Examples:
+      sitbench seeds commit 123456789
+    """
     from sitbench.data._generator import seed_commitment
 
     click.echo(seed_commitment(seed))
@@ -84,6 +100,10 @@ def new() -> None:
     """Draw a fresh 128-bit seed from the operating system and print it with its commitment.
 
     Keep the seed private until release; publish the commitment now.
+
+    \b
+    Examples:
+      sitbench seeds new
     """
     from sitbench.data._generator import seed_commitment
 

@@ -579,6 +579,12 @@ def show(dataset: Path, probe_id: str | None, as_list: bool, as_json: bool, samp
 
     Never paste this output into a prompt: it contains the hidden contract.
     Exit code 2 when the dataset cannot be read or the probe does not exist.
+
+    \b
+    Examples:
+      sitbench show data/pilot PR-01
+      sitbench show data/pilot --list
+      sitbench show data/full --sample 40 --seed 1
     """
     if sample is not None:
         if probe_id is not None or as_list:

@@ -33,6 +33,11 @@ def validate(ctx: click.Context, dataset: Path, as_json: bool) -> None:
 
     Exit codes: 0 all checks passed, 1 a check failed, 2 the dataset could not be
     read (the error names the file, line and field).
+
+    \b
+    Examples:
+      sitbench validate data/pilot
+      sitbench validate data/pilot --json
     """
     from rich.console import Console
     from rich.table import Table

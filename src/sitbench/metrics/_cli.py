@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 
 from sitbench.errors import InputError
+from sitbench.glossary import metrics_help
 from sitbench.metrics._compute import SCORES_FILE, ConfigMetrics, compute_metrics, load_scores
 from sitbench.metrics._table import render_table
 
@@ -32,7 +33,7 @@ def _run_metrics(run: Path) -> dict[str, ConfigMetrics]:
         raise InputError(f"{run / SCORES_FILE}: {exc}") from None
 
 
-@click.command()
+@click.command(epilog=metrics_help())
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
@@ -43,6 +44,11 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
     and LAA/IC are pair-balanced; FMR, TL and UEL are plain shares over completed
     trials; dropped trials count as attempted, never as failures. With several
     runs the JSON is keyed by run directory name: {"runs": {NAME: {"configs": …}}}.
+
+    \b
+    Examples:
+      sitbench metrics runs/oracle
+      sitbench metrics runs/oracle runs/gpt --json
     """
     names = _run_names(runs)
     results = {name: _run_metrics(run) for name, run in zip(names, runs, strict=True)}

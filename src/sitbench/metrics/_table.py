@@ -1,4 +1,4 @@
-"""The metrics table, shaped like the paper's Table 6."""
+"""The metrics table, shaped like the seed paper's Table 6."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
         A :class:`rich.table.Table` with columns A_pos … A_session, Macro SIT, LAA,
         IC_wrong, FMR, TL, UEL and completed/attempted.
     """
-    table = Table(title=title, caption="values in %; — = undefined (no completed observation)")
+    table = Table(title=title, caption="values in %; — = undefined (no completed observation); rows are "
+                  "configurations A–I, A_pos … A_session the probe categories A–H (`sitbench metrics --help` "
+                  "says what each shows, tests and counts)")
     table.add_column("Config", justify="left", no_wrap=True)
     for _, header in _COLUMNS:
         table.add_column(header, justify="right", no_wrap=True)

@@ -76,14 +76,19 @@ def report(
     """Write one self-contained HTML report of scored RUNS (no network needed to view it).
 
     \b
-    The page holds the summary table (configurations x validities, Macro SIT,
-    LAA, diagnostics, completed/attempted), a configuration x category heatmap,
-    LAA against the 0.5 bound, FMR/TL/UEL bars, a searchable drill-down of every
-    failed trial (envelope, response, observation, failing checks) and each
-    run's manifest. Beside it: metrics.json and trials.csv (one row per trial).
+    The page holds a "what to do next" box (the commands for these runs), the
+    summary table (configurations x validities, Macro SIT, LAA, diagnostics,
+    completed/attempted), a configuration x category heatmap, LAA against the
+    0.5 bound, FMR/TL/UEL bars, a searchable drill-down of every failed trial
+    (envelope, response, observation, failing checks), a glossary (what each
+    configuration shows, each category tests, each metric counts, with the
+    seed paper's references) and each run's manifest. Beside it: metrics.json
+    and trials.csv (one row per trial).
 
     \b
-    Example:
+    Examples:
+      sitbench report runs/r1 --out out/report.html
+      sitbench analyze runs/r1 --json > analysis.json && sitbench report runs/r1 --analysis analysis.json --out out/report.html
       sitbench report runs/r1 runs/r2 --out out/report.html --chi chi/report.json
     """
     path = write_report(

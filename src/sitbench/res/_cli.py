@@ -20,8 +20,10 @@ def res() -> None:
     """RES: does an identical episode change a model's choice only when the
     record belongs to the assistant deciding?
 
+    18 scenarios x 4 conditions (self, peer, fiction, role), preregistered scoring.
+
     \b
-    18 scenarios x 4 conditions (self, peer, fiction, role), preregistered scoring:
+    Examples:
       sitbench res run --model local/smollm2 --out runs/res1
       sitbench res score runs/res1/results.jsonl --json
       sitbench res show res-ls-01 --condition peer
@@ -107,6 +109,10 @@ def run(
     """Run every model x scenario x condition cell once (order shuffled with seed
     20260910), write DIR/results.jsonl as cells finish, then DIR/summary.json and
     DIR/manifest.json. Failed calls stay in the results with status "error".
+
+    \b
+    Examples:
+      sitbench res run --model local/smollm2 --out runs/res1
     """
     from sitbench.candidates import DecodingConfig, get_candidate
 
@@ -158,6 +164,10 @@ def run(
 def score(results: Path, scenarios_path: Path | None, as_json: bool) -> None:
     """Score RESULTS (a results.jsonl, or a run folder holding one) with the
     preregistered rules and classification.
+
+    \b
+    Examples:
+      sitbench res score runs/res1/results.jsonl --json
     """
     if results.is_dir():
         results = results / RESULTS_FILE
@@ -179,7 +189,12 @@ def score(results: Path, scenarios_path: Path | None, as_json: bool) -> None:
     help="Scenario JSONL (default: the packaged scenarios).",
 )
 def show(scenario_id: str, condition: str, scenarios_path: Path | None) -> None:
-    """Print the exact messages sent for SCENARIO_ID under --condition."""
+    """Print the exact messages sent for SCENARIO_ID under --condition.
+
+    \b
+    Examples:
+      sitbench res show res-ls-01 --condition peer
+    """
     scenarios = {s.scenario_id: s for s in load_scenarios(scenarios_path)}
     if scenario_id not in scenarios:
         known = ", ".join(sorted(scenarios))

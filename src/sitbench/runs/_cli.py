@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from sitbench.errors import InputError
+from sitbench.glossary import configurations_help
 
 
 #: Exit code of a run whose share of dropped trials exceeds --max-drop-rate (2: bad input, 3: a prompt
@@ -125,10 +126,10 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     return len(records)
 
 
-@click.command()
+@click.command(epilog=configurations_help())
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--config", "configs", default="all", show_default=True,
-              help="Configurations to run: 'all' or a comma list such as B,C,I.")
+              help="Configurations to run: 'all' or a comma list such as B,C,I (listed below).")
 @click.option("--model", default=None, help="Candidate: mock/collapse, mock/oracle, openai/MODEL, "
               "anthropic/MODEL, llamacpp/PATH.gguf or local/smollm2 (or give --agent).")
 @click.option("--agent", default=None, help="Run your own agent instead of a candidate: package.module:factory, "
@@ -268,6 +269,11 @@ def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str)
     No model is called. OUT gets a copy of the responses, fresh scores.jsonl, and a
     manifest whose extra.rescore names both verifier versions and counts, per probe
     category, the trials whose SValid changed.
+
+    \b
+    Examples:
+      sitbench rescore runs/gpt --out runs/gpt-v2
+      sitbench rescore runs/gpt --out runs/gpt-llm --extractor llm:openai/gpt-4o-mini
     """
     from sitbench.runs._rescore import rescore_run
 
@@ -288,6 +294,10 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
     The shards must share the dataset hash, configurations, handler, candidate,
     decoding and templates hash. A trial found in two shards must be identical.
     Missing trials are listed; fill them with `sitbench run ... --out OUT --resume`.
+
+    \b
+    Examples:
+      sitbench merge runs/s1 runs/s2 runs/s3 --out runs/all
     """
     from sitbench.runs._merge import merge_runs
 
@@ -314,13 +324,25 @@ _CACHE_PATH = click.option("--cache-path", type=click.Path(dir_okay=False, path_
 
 @click.group()
 def cache() -> None:
-    """Inspect or empty the SQLite response cache."""
+    """Inspect or empty the SQLite response cache.
+
+    \b
+    Examples:
+      sitbench cache stats
+      sitbench cache clear --model openai/gpt-4o-mini
+    """
 
 
 @cache.command("stats")
 @_CACHE_PATH
 def cache_stats(cache_path: Path | None) -> None:
-    """Entries per model, age range and size of the response cache."""
+    """Entries per model, age range and size of the response cache.
+
+    \b
+    Examples:
+      sitbench cache stats
+      sitbench cache stats --cache-path runs/cache.sqlite
+    """
     with _open_cache(cache_path) as store:
         stats = store.stats()
         click.echo(f"{store.path}: {stats.entries} responses, {stats.size_bytes / 1024:.1f} KiB"
@@ -333,7 +355,13 @@ def cache_stats(cache_path: Path | None) -> None:
 @_CACHE_PATH
 @click.option("--model", default=None, help="Delete only this model id's responses.")
 def cache_clear(cache_path: Path | None, model: str | None) -> None:
-    """Delete cached responses (all, or one model's)."""
+    """Delete cached responses (all, or one model's).
+
+    \b
+    Examples:
+      sitbench cache clear --model openai/gpt-4o-mini
+      sitbench cache clear
+    """
     with _open_cache(cache_path) as store:
         deleted = store.clear(model)
         click.echo(f"{store.path}: deleted {deleted} responses")
@@ -344,10 +372,15 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
               help="Directory for the dataset and runs (default: a new temporary directory).")
 def demo(out_dir: Path | None) -> None:
     """The main job, offline: build the reference pilot, run every configuration A–I with the
-    deterministic mock candidates, score, and print a table shaped like the paper's Table 6.
+    deterministic mock candidates, score, and print a table shaped like the seed paper's Table 6.
 
     Three runs: mock/collapse (profile-only improviser), mock/oracle (rule-based situated
     agent), and mock/oracle with perfect evidence handlers for D–H.
+
+    \b
+    Examples:
+      sitbench demo
+      sitbench demo --out demo/
     """
     from rich.console import Console
 
@@ -395,6 +428,10 @@ def observe(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
 
     Writes RUN_DIR/observations/<extractor>@<version>.jsonl (observation and verdicts per
     trial); scores.jsonl is left as it was. Compare the readings with `sitbench agreement`.
+
+    \b
+    Examples:
+      sitbench observe runs/gpt --extractor llm:openai/gpt-4o-mini
     """
     from sitbench.runs._observe import observe_run
 
@@ -408,7 +445,13 @@ def observe(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
               help="Reading the others are compared with: 'scores' or an observations/ file name.")
 @click.option("--json", "as_json", is_flag=True, help="Print the agreement reports as JSON.")
 def agreement(run_dir: Path, reference: str, as_json: bool) -> None:
-    """Agreement between the extractors that read RUN_DIR (acts, claims, verdicts, κ), per category."""
+    """Agreement between the extractors that read RUN_DIR (acts, claims, verdicts, κ), per category.
+
+    \b
+    Examples:
+      sitbench agreement runs/gpt
+      sitbench agreement runs/gpt --reference scores --json
+    """
     import json
 
     from sitbench.runs._observe import run_agreement

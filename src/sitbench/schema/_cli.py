@@ -19,6 +19,10 @@ def schema(out_dir: Path) -> None:
     validate sitbench datasets and runs without Python; and the agent protocol's
     (agent_subject, agent_turn, agent_reply, the agent_http_* request bodies…), so
     an agent in any language can be checked against them.
+
+    \b
+    Examples:
+      sitbench schema --out schemas/
     """
     from sitbench.agents import AGENT_SCHEMAS
     from sitbench.schema import EXPORTED_MODELS

@@ -79,7 +79,12 @@ def stats() -> None:
 @click.option("--max-exact", type=int, default=24, show_default=True, help="Largest n enumerated exactly (≤ 40).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def signflip(diffs: str, seed: int, draws: int, max_exact: int, as_json: bool) -> None:
-    """Two-sided sign-flip permutation test of |mean d|; exact for n ≤ --max-exact."""
+    """Two-sided sign-flip permutation test of |mean d|; exact for n ≤ --max-exact.
+
+    \b
+    Examples:
+      sitbench stats signflip --diffs 0.2,0.1,-0.05,0.3 --json
+    """
     values = _parse_floats("--diffs", diffs)
     if draws < 1:
         raise InputError(f"--draws {draws}: must be at least 1")
@@ -106,7 +111,12 @@ def signflip(diffs: str, seed: int, draws: int, max_exact: int, as_json: bool) -
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def holm_command(pvalues: str, alpha: float, as_json: bool) -> None:
-    """Holm–Bonferroni step-down adjustment (input order kept)."""
+    """Holm–Bonferroni step-down adjustment (input order kept).
+
+    \b
+    Examples:
+      sitbench stats holm --p 0.01,0.04,0.03,0.2 --alpha 0.05
+    """
     values = _parse_floats("--p", pvalues)
     for value in values:
         if not 0.0 <= value <= 1.0:
@@ -129,7 +139,12 @@ def holm_command(pvalues: str, alpha: float, as_json: bool) -> None:
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile interval.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def bootstrap(diffs: str, seed: int, resamples: int, ci: float, as_json: bool) -> None:
-    """Percentile cluster bootstrap of the mean over pairs (one value per pair)."""
+    """Percentile cluster bootstrap of the mean over pairs (one value per pair).
+
+    \b
+    Examples:
+      sitbench stats bootstrap --diffs 0.2,0.1,-0.05,0.3 --seed 7
+    """
     values = _parse_floats("--diffs", diffs)
     if resamples < 2:
         raise InputError(f"--resamples {resamples}: must be at least 2, e.g. 1000")
@@ -153,7 +168,13 @@ def bootstrap(diffs: str, seed: int, resamples: int, ci: float, as_json: bool) -
 @stats.command("experiments")
 @click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
 def experiments(as_json: bool) -> None:
-    """List the eight prespecified confirmatory contrasts E1–E8."""
+    """List the eight prespecified confirmatory contrasts E1–E8.
+
+    \b
+    Examples:
+      sitbench stats experiments
+      sitbench stats experiments --json
+    """
     if as_json:
         click.echo(json.dumps([e.model_dump(mode="json") for e in EXPERIMENTS], indent=2))
         return
@@ -313,6 +334,10 @@ def tokens(dataset: Path, lengths: str, budget: int, as_json: bool) -> None:
     Reads only the candidate-visible store. Every query's scored turn is built under D and
     G_budget on the first T records of its subject's chronicle and counted with the offline
     WordPiece tokenizer (named in the output). Timings are reported apart from the counts.
+
+    \b
+    Examples:
+      sitbench stats tokens data/e6 --lengths 50,100,250,500
     """
     from sitbench.stats._e6 import e6_token_scaling
     from sitbench.stores import load_visible

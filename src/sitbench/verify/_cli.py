@@ -96,6 +96,10 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
 
     The extractor sees only the response, the query envelope, the extraction universe
     and the closed-world vocabulary, never the contract.
+
+    \b
+    Examples:
+      sitbench extract data/pilot --probe PR-22 --response "You keep saying I grew up in Paris, but I didn't." --json
     """
     probe_id, text = _single(probe_id, response)
     observation = _load(dataset, extractor_spec).extract(probe_id, text)
@@ -129,6 +133,11 @@ def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bo
     partner lineage's contract, giving (v_T, v_P). With --batch, every line is checked
     first (file:line errors, nothing judged), then judged in order; this is how
     answers produced by another harness are scored.
+
+    \b
+    Examples:
+      sitbench judge data/pilot --probe PR-01 --response "I've never been to Kyoto." --json
+      sitbench judge data/pilot --batch answers.jsonl
     """
     loaded = _load(dataset, extractor_spec)
     if batch is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -52,6 +53,12 @@ def test_example_agent_runs_the_pilot_end_to_end(pilot: Path, tmp_path: Path) ->
     assert all("end_session()" in t.persisted[0] for t in multi)
     scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
     assert len(scores) == 22 and all(s["verdict"] is not None for s in scores)
+    assert all(s["ingest_ms"] > 0 and s["answer_ms"] > 0 and s["memory_ops"] > 0 for s in scores)
+    # The report shows per-trial timings; trials.csv carries them.
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<section id='agents'>" in html and "keyword-baseline" in html and "agent:PR-22" in html
+    rows = list(csv.DictReader((out / "trials.csv").open(encoding="utf-8")))
+    assert len(rows) == 22 and all(float(r["ingest_ms"]) > 0 and float(r["answer_ms"]) > 0 for r in rows)
 
 
 def test_http_agent_runs_the_same_pilot_with_forked_states(pilot: Path, tmp_path: Path, http_agent: str) -> None:

@@ -35,8 +35,13 @@ TRIAL_COLUMNS: tuple[str, ...] = (
     "unauthorized_epistemic",
     "prompt_tokens",
     "model",
+    "ingest_ms",
+    "answer_ms",
+    "agent_tokens",
+    "memory_ops",
 )
-"""Columns of ``trials.csv``, one row per trial. ``run`` is first because trial ids repeat across runs."""
+"""Columns of ``trials.csv``, one row per trial. ``run`` is first because trial ids repeat across runs; the
+last four are filled for agent runs only."""
 
 
 def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
@@ -106,6 +111,10 @@ def trial_rows(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
                     "unauthorized_epistemic": _flag(r.unauthorized_epistemic),
                     "prompt_tokens": str(r.prompt_tokens),
                     "model": model,
+                    "ingest_ms": "" if r.ingest_ms is None else f"{r.ingest_ms:.3f}",
+                    "answer_ms": "" if r.answer_ms is None else f"{r.answer_ms:.3f}",
+                    "agent_tokens": "" if r.agent_tokens is None else str(r.agent_tokens),
+                    "memory_ops": "" if r.memory_ops is None else str(r.memory_ops),
                 }
             )
     return rows

@@ -28,6 +28,7 @@ from sitbench.glossary import (
 )
 from sitbench.metrics import CATEGORY_ORDER
 from sitbench.report import _svg
+from sitbench.report._agents import agent_section
 from sitbench.report._data import (
     LoadedRun,
     load_failed_trials,
@@ -386,6 +387,9 @@ def render_report(
         nav.append(("chi", "CHI/CHIS"))
     if res_summary is not None:
         nav.append(("res", "RES"))
+    agents = agent_section(runs)
+    if agents is not None:
+        nav.append(("agents", "Agents"))
     nav += [("drilldown", "Failed trials"), ("glossary", "Glossary"), ("manifest", "Manifests")]
 
     sections: list[str] = [next_steps_box(runs, analysis=analysis, out_html=out_html)]
@@ -403,6 +407,8 @@ def render_report(
         sections.append(f"<section id='chi'><h2>CHI / CHIS</h2>{chi_section(chi_report)}</section>")
     if res_summary is not None:
         sections.append(f"<section id='res'><h2>RES triplet summary</h2>{res_section(res_summary)}</section>")
+    if agents is not None:
+        sections.append(f"<section id='agents'><h2>Agents: time, tokens and memory per trial</h2>{agents}</section>")
     sections.append(
         f"<section id='drilldown'><h2>Failed trials</h2>{drilldown(runs, trials, total, max_failed)}</section>"
     )

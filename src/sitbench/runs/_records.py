@@ -106,6 +106,14 @@ class ScoreRecord(_Record):
     """Copied from the trial record (E6)."""
     history_length: int = 0
     """Events in the target lineage's chronicle: T of the E6 token-scaling contrast."""
+    ingest_ms: float | None = None
+    """Agent runs: time the trial's ingest took (copied from the trial record); None for candidates."""
+    answer_ms: float | None = None
+    """Agent runs: time the trial's answers took, all turns together."""
+    agent_tokens: int | None = None
+    """Agent runs: tokens the agent reported (ingest and answers), prompt and completion together."""
+    memory_ops: int | None = None
+    """Agent runs: memory operations the agent reported (their counts summed)."""
 
 
 class RunManifest(_Record):

@@ -55,6 +55,16 @@ def diagnostics(probe: Probe, observation: Observation, lineage: Lineage, regist
     return {"false_memory": false_memory, "temporal_leak": temporal_leak, "unauthorized_epistemic": unauthorized}
 
 
+def _agent_fields(trial: TrialRecord) -> dict[str, float | int]:
+    """Agent runs' per-trial accounting, copied into the score record for the report and trials.csv."""
+    agent = trial.agent
+    if agent is None:
+        return {}
+    ops = sum(op.count for op in agent.ingest_ops) + sum(op.count for turn in agent.turn_ops for op in turn)
+    return {"ingest_ms": agent.ingest_ms, "answer_ms": agent.answer_ms,
+            "agent_tokens": agent.usage.prompt_tokens + agent.usage.completion_tokens, "memory_ops": ops}
+
+
 def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extractor | None = None) -> list[ScoreRecord]:
     """One ScoreRecord per trial, in trial order (read by ``extractor``, the rule extractor by default)."""
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
@@ -68,7 +78,7 @@ def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extrac
                     category=probe.category, stratum=probe.stratum, theorem_qualified=probe.theorem_qualified,
                     gate_sensitive=probe.gate_sensitive, capability=query.capability.value,
                     prompt_tokens=trial.prompt_tokens,
-                    history_length=len(ds.hidden.lineages[probe.lineage_id].events))
+                    history_length=len(ds.hidden.lineages[probe.lineage_id].events), **_agent_fields(trial))
         text = trial.response_text
         if trial.status != "completed" or text is None:
             out.append(ScoreRecord(**base, status="dropped"))

@@ -161,7 +161,7 @@ REFERENCES: dict[str, str] = {
 }
 """Every numbered table, equation and theorem the user-facing texts mention, with its place in the seed."""
 
-CITATION = re.compile(r"(?:Table|Eq\.|Theorem|Appendix|App\.) ?[0-9A-Z](?:[0-9.]*[0-9])?")
+CITATION = re.compile(r"(?:Table|Eq\.|Theorem) ?\d+(?:\.\d+)*|(?:Appendix|App\.) ?[A-Z](?:\.\d+)?\b")
 """A numbered reference in prose; each one in user-facing text must name the seed nearby (see :func:`uncited`)."""
 
 

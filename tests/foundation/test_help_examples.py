@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
+from pathlib import Path
 
 import click
 import pytest
@@ -122,3 +123,12 @@ def test_help_pages_print(capsys: pytest.CaptureFixture[str]) -> None:
     for path, _, _ in PAGES:
         assert main([*path[1:], "--help"]) == 0, path
     assert "Examples" in capsys.readouterr().out
+
+
+def test_schema_descriptions_name_the_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    files = sorted(tmp_path.glob("*.json"))
+    assert files
+    assert {f.name: uncited(f.read_text(encoding="utf-8")) for f in files if uncited(f.read_text(encoding="utf-8"))} \
+        == {}

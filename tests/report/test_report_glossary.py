@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import html as html_lib
+import json
 import re
 from pathlib import Path
 
+import pytest
 from _report_runs import small_run
 
 from sitbench import glossary
+from sitbench.cli import main
 from sitbench.report import write_report
 from sitbench.schema import CATEGORY_METRICS, Category
 
@@ -87,3 +90,15 @@ def test_what_to_do_next_box(tmp_path: Path) -> None:
     # With an analysis given, the box no longer asks for one.
     page = write_report([run], out, analysis={"experiments": []}).read_text(encoding="utf-8")
     assert "sitbench analyze" not in page.split("<aside class='next' id='next'>", 1)[1].split("</aside>", 1)[0]
+
+
+def test_demo_report_with_its_analysis_cites_every_reference(demo_runs: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    run = demo_runs / "run-oracle"
+    capsys.readouterr()
+    assert main(["analyze", str(run), "--json"]) == 0
+    analysis = json.loads(capsys.readouterr().out)
+    page = write_report([run], tmp_path / "report.html", analysis=analysis).read_text(encoding="utf-8")
+    assert glossary.uncited(_text(page)) == []
+    # The default analysis of the pilot computes what the pilot supports: only E5 and E6 stay incomplete.
+    assert {e["id"] for e in analysis["experiments"] if e["status"] == "incomplete"} == {"E5", "E6"}

@@ -32,7 +32,7 @@ class Frozen(BaseModel):
 
 
 class EventKind(str, Enum):
-    """What an event in a lineage records (Eq. 3)."""
+    """What an event in a lineage records (seed Eq. 3)."""
 
     EPISODIC = "episodic"
     ACQUISITION = "acquisition"

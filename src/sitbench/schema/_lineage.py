@@ -10,7 +10,7 @@ from sitbench.schema._common import IsoDate, EventKind, Frozen, Provenance, Sign
 
 
 class Event(Frozen):
-    """One timestamped developmental event (Eq. 3)."""
+    """One timestamped developmental event (seed Eq. 3)."""
 
     event_id: str
     """Id unique within the lineage, e.g. ``E-007``."""

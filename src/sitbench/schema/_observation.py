@@ -88,7 +88,7 @@ class Observation(Frozen):
 
 
 class CheckResult(Frozen):
-    """One of the seven checks of Eq. 20."""
+    """One of the seven checks of seed Eq. 20."""
 
     passed: bool
     """Whether the check holds."""

@@ -95,7 +95,7 @@ class SignedClaim(Frozen):
 
 
 class Contract(Frozen):
-    """The hidden contract of one probe (Eq. 14). Never reaches a candidate or the extractor."""
+    """The hidden contract of one probe (seed Eq. 14). Never reaches a candidate or the extractor."""
 
     required_acts: list[Act] = Field(default_factory=list)
     """Y_req: every one must be present."""

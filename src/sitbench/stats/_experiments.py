@@ -66,7 +66,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         endpoint="LAA",
         probe_category=None,
         probe_filter="theorem_qualified",
-        probe_subset="theorem-qualified discrimination probes Q*_disc (Theorem 1 applies)",
+        probe_subset="theorem-qualified discrimination probes Q*_disc (seed Theorem 1 applies)",
         strata=None,
         direction="positive",
         direction_note=_VALIDITY_NOTE.format(second="D", first="C", endpoint="LAA"),

@@ -102,3 +102,9 @@ def test_demo_report_with_its_analysis_cites_every_reference(demo_runs: Path, tm
     assert glossary.uncited(_text(page)) == []
     # The default analysis of the pilot computes what the pilot supports: only E5 and E6 stay incomplete.
     assert {e["id"] for e in analysis["experiments"] if e["status"] == "incomplete"} == {"E5", "E6"}
+
+
+def test_show_names_the_category(demo_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(demo_runs / "pilot"), "PR-05"]) == 0
+    head = capsys.readouterr().out.splitlines()[1]
+    assert head.startswith("probe PR-05 · category H · cross-session continuity (A_session)")

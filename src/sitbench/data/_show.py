@@ -19,6 +19,7 @@ import click
 from pydantic import BaseModel
 
 from sitbench.errors import InputError
+from sitbench.glossary import category_name
 from sitbench.lineage import SituatedState, residence_at, residence_timeline, situated_state, told_to
 from sitbench.schema import (
     Act,
@@ -469,7 +470,7 @@ def build_view(dataset: Path, hidden: HiddenStore, visible: VisibleStore, probe_
 def render_view(view: ProbeView) -> str:
     """The view as text, header first."""
     q = view.query
-    head = f"probe {view.probe_id} · category {view.category.value} ({view.metric})"
+    head = f"probe {view.probe_id} · category {view.category.value} · {category_name(view.category.value)} ({view.metric})"
     if view.stratum:
         head += f" · stratum {view.stratum}"
     if view.theorem_qualified and view.partner:

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from sitbench.errors import InputError
-from sitbench.glossary import configurations_help
+from sitbench.glossary import category_label, configurations_help
 
 
 #: Exit code of a run whose share of dropped trials exceeds --max-drop-rate (2: bad input, 3: a prompt
@@ -279,7 +279,7 @@ def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str)
 
     report = rescore_run(run_dir, out, dataset, extractor_spec)
     changed = sum(report.changed_verdicts.values())
-    per = ", ".join(f"{k}: {v}" for k, v in report.changed_verdicts.items()) or "none"
+    per = ", ".join(f"{category_label(k)}: {v}" for k, v in report.changed_verdicts.items()) or "none"
     click.echo(f"{out}: rescored {report.scored} trials with {report.verifier_version} "
                f"(was {report.previous_verifier_version or 'unscored'}); {changed} of {report.compared} "
                f"verdicts changed ({per}); next: sitbench metrics {out}")
@@ -464,4 +464,4 @@ def agreement(run_dir: Path, reference: str, as_json: bool) -> None:
     for name, report in reports.items():
         click.echo(format_figures(f"{name} vs {reference}", report.overall))
         for value, figures in report.groups.get("category", {}).items():
-            click.echo(format_figures(f"  category {value}", figures))
+            click.echo(format_figures(f"  {category_label(value)}", figures))

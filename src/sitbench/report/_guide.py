@@ -34,12 +34,18 @@ def next_commands(
         dropped = sum(1 for s in run.scores if s.status == "dropped")
         if dropped:
             m = run.manifest
-            configs = ",".join(m.configs) if m.configs else "all"
+            agent = getattr(m, "agent", None)
+            if agent is not None:
+                who = f"--agent {_q(agent.spec)}"
+            else:
+                configs = ",".join(m.configs) if m.configs else "all"
+                who = f"--model {_q(run.model)} --config {configs} --handler {m.handler}"
             steps.append((
                 (f"{run.name}: {dropped} trial{'s' if dropped != 1 else ''} dropped (not scored); re-attempt them "
-                 "with the run's own options (add its --base-url and decoding options), then score again"),
-                (f"sitbench run {_q(_dataset(run))} --model {_q(run.model)} --config {configs} --handler {m.handler} "
-                 f"--out {_q(run.path)} --resume && sitbench score {_q(run.path)}"),
+                 "with the run's own options (add the --base-url, timeout and decoding options it used), "
+                 "then score again"),
+                (f"sitbench run {_q(_dataset(run))} {who} --out {_q(run.path)} --resume && "
+                 f"sitbench score {_q(run.path)}"),
             ))
     paths = " ".join(_q(run.path) for run in runs)
     report_out = _q(out_html) if out_html is not None else "report.html"

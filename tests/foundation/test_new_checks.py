@@ -120,6 +120,10 @@ def test_retracting_the_current_residence_ends_it() -> None:
     ("You're living in Kyoto these days, aren't you?", Tense.PRESENT),
     ("What's it like living in Kyoto?", Tense.PRESENT),
     ("How's living in Kyoto?", Tense.PRESENT),
+    ("Had you been living in Kyoto long by then?", Tense.PAST),
+    ("Were you still living in Kyoto in 2010?", Tense.PAST),
+    ("What did you do while living in Kyoto?", Tense.PAST),
+    ("You'd left Kyoto by then, right?", Tense.PAST),
 ])
 def test_tense_of_a_residence_phrase(utterance: str, tense: Tense) -> None:
     assert [(m.city, m.tense) for m in city_mentions(utterance, ["Kyoto", "Osaka"])] == [("Kyoto", tense)]
@@ -132,6 +136,10 @@ def test_tense_of_a_residence_phrase(utterance: str, tense: Tense) -> None:
     "Did you live in Kyoto?",
     "Tell me about Kyoto.",
     "Did you ever visit Kyotoville?",
+    "Were you living in Kyoto back then?",
+    "Were you ever living in Kyoto?",
+    "Since your sister left Kyoto, have you visited?",
+    "After Mia moved away from Kyoto, did you stay in touch?",
 ])
 def test_questions_that_presuppose_no_residence(utterance: str) -> None:
     assert city_mentions(utterance, ["Kyoto"]) == []

@@ -118,9 +118,12 @@ _PAST = (
     _BEFORE_YOU + r"\byou\s+(?:once\s+|previously\s+|formerly\s+)?(?:lived|were\s+living|were\s+based)\s+in\s+{x}",
     r"\bwhen\s+did\s+you\s+live\s+in\s+{x}",
     r"\bused\s+to\s+live\s+in\s+{x}",
-    r"\b(?:you\s+)?(?:left|moved\s+away\s+from|moved\s+out\s+of|moved\s+back\s+from)\s+{x}",
+    # "you" is required: "since your sister left X" says nothing of the identity.
+    r"\byou(?:'d|’d|'ve|’ve|\s+had|\s+have)?\s+(?:left|moved\s+away\s+from|moved\s+out\s+of|moved\s+back\s+from)\s+{x}",
     r"\b(?:after|since)\s+leaving\s+{x}",
-    r"\b(?:did|was|were|had)\b[^.?!;]*?\bliving\s+in\s+{x}",
+    # An inverted yes/no question ("were you living in X?") asks and presupposes nothing.
+    r"\b(?:did|was|were|had)\b(?!\s+you\s+(?:ever\s+|really\s+)?living\b)"
+    r"[^.?!;]*?\bliving\s+in\s+{x}",
     r"\byour\s+(?:old|former|previous)\s+\w+\s+in\s+{x}",
     r"\bin\s+your\s+{x}\s+(?:days|years)",
     r"{x}[^.?!;]*?\b(?:when|while|back when)\s+you\s+(?:lived|were\s+living|were)\s+there\b",

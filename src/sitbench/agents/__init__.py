@@ -37,9 +37,22 @@ from sitbench.agents._models import (
 )
 from sitbench.agents._protocol import Agent, AgentFactory, ForkableAgent, agent_info
 
+#: Reference agents over a candidate model (``--agent sitbench.agents:NAME --agent-option model=SPEC``),
+#: imported on first use: they pull in the prompt builders and the retriever.
+REFERENCE_AGENTS = ("full_context", "rag", "filtered_rag", "structured_state", "mediated_state")
+
+
+def __getattr__(name: str) -> object:
+    if name in REFERENCE_AGENTS or name == "ReferenceAgent":
+        from sitbench.agents import _reference
+
+        return getattr(_reference, name)
+    raise AttributeError(f"module 'sitbench.agents' has no attribute {name!r}")
+
 __all__ = [
     "AGENT_ENTRY_POINTS",
     "AGENT_SCHEMAS",
+    "REFERENCE_AGENTS",
     "Ack",
     "Agent",
     "AgentFactory",

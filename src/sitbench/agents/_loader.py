@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -9,7 +10,7 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ class LoadedAgent:
     """``describe()`` of a first agent (or ``GET /info``)."""
     aclose: Callable[[], Awaitable[None]] | None = None
     """Releases shared resources at the end of a run."""
+    options: dict[str, str] = field(default_factory=dict)
+    """Keyword arguments given to the factory."""
 
 
 def _import_target(spec: str) -> Any:
@@ -108,14 +111,20 @@ def check_agent(spec: str, agent: Any) -> None:
                          f"{', '.join(missing)}; an agent needs ingest(subject), respond(turn) and end_session()")
 
 
-def load_agent(spec: str, timeout_s: float = 120.0) -> LoadedAgent:
+def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | None = None) -> LoadedAgent:
     """Resolve ``spec``: ``http(s)://…``, ``package.module:factory``, ``path/file.py:factory``, or
     the name of a factory registered under the ``sitbench.agents`` entry-point group.
+
+    Args:
+        options: keyword arguments for the factory (``--agent-option KEY=VALUE``), as strings.
 
     Raises:
         InputError: the spec cannot be resolved, or what it names is not an agent factory.
     """
     if spec.startswith(("http://", "https://")):
+        if options:
+            raise InputError(f"--agent-option {', '.join(options)}: an HTTP agent takes no options; configure "
+                             "the server instead")
         client = HttpAgentClient(spec, timeout_s=timeout_s)
         return LoadedAgent(spec, Transport.HTTP, client, client.info(), client.aclose)
     factory = _entry_point(spec) if ":" not in spec else None
@@ -126,14 +135,21 @@ def load_agent(spec: str, timeout_s: float = 120.0) -> LoadedAgent:
                              f"{', '.join(names) or 'none'}); or use package.module:factory, "
                              "path/to/file.py:factory or http://HOST:PORT")
         factory = _import_target(spec)
+    if options:
+        factory = functools.partial(factory, **options)
     try:
         first = factory()
+    except InputError as exc:
+        raise InputError(f"--agent {spec!r}: {exc}") from None
+    except TypeError as exc:
+        raise InputError(f"--agent {spec!r}: the factory does not take these arguments ({exc}); check "
+                         "--agent-option") from None
     except Exception as exc:  # noqa: BLE001 - the user's factory may raise anything; report it as bad input
         raise InputError(f"--agent {spec!r}: calling the factory failed: {exc!r}"[:400]) from None
     if inspect.isawaitable(first):
         close = getattr(first, "close", None)
         if callable(close):
             close()
-        return LoadedAgent(spec, Transport.PYTHON, factory, AgentInfo(name=spec))
+        return LoadedAgent(spec, Transport.PYTHON, factory, AgentInfo(name=spec), options=dict(options or {}))
     check_agent(spec, first)
-    return LoadedAgent(spec, Transport.PYTHON, factory, agent_info(first))
+    return LoadedAgent(spec, Transport.PYTHON, factory, agent_info(first), options=dict(options or {}))

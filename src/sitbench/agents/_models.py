@@ -149,6 +149,8 @@ class AgentManifest(_Model):
     """Limit on each call to the agent; a call past it drops the trial."""
     withholding: str
     """What is left out of the evidence an agent ingests, in words."""
+    options: dict[str, str] = Field(default_factory=dict)
+    """Keyword arguments given to the factory (``--agent-option KEY=VALUE``)."""
 
 
 class AgentTrialRecord(_Model):

@@ -156,6 +156,10 @@ class AgentRunner(Runner):
             made = f"--agent {was_spec}" if existing.agent else f"--model {was_spec}"
             raise InputError(f"{self.store.root}: --resume continues the same run, which was made with {made} "
                              f"(now --agent {self.model}); resume with the run's settings, or choose another --out")
+        if existing.agent.options != self.agent.options:
+            raise InputError(f"{self.store.root}: --resume continues the same run, which was made with --agent-option "
+                             f"{existing.agent.options} (now {self.agent.options}); resume with the run's settings, "
+                             "or choose another --out")
         super()._check_resumable(existing)
         was = existing.agent.state_policy if existing.agent else None
         if was is not self.state_policy:
@@ -178,7 +182,8 @@ class AgentRunner(Runner):
             session_reset_policy=RESET_POLICY,
             verifier_version=existing.verifier_version if existing else None, tokenizer=TOKENIZER_NAME,
             agent=AgentManifest(spec=self.model, transport=self.agent.transport.value, info=info,
-                                state_policy=self.state_policy, timeout_s=self.timeout_s, withholding=WITHHOLDING),
+                                state_policy=self.state_policy, timeout_s=self.timeout_s, withholding=WITHHOLDING,
+                                options=self.agent.options),
             extra=existing.extra if existing else {})
 
     async def _call(self, what: str, call: Callable[[], Any]) -> Any:
@@ -332,12 +337,14 @@ class AgentRunner(Runner):
 def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto", shard: str | None = None,
               resume: bool = False, max_connections: int = 8, timeout_s: float | None = None,
               on_trial: Callable[[TrialRecord], None] | None = None,
-              on_start: Callable[[AgentRunner], None] | None = None) -> RunManifest:
+              on_start: Callable[[AgentRunner], None] | None = None,
+              options: dict[str, str] | None = None) -> RunManifest:
     """Load ``agent_spec`` and run every probe of ``dataset`` through it into ``out``.
 
     Args:
         state: ``auto`` (fork when the agent supports it, else reingest), ``fork`` or ``reingest``.
         timeout_s: limit on each agent call (default 120 s).
+        options: keyword arguments for the factory, as strings (``--agent-option KEY=VALUE``).
 
     Raises:
         InputError: the agent cannot be loaded, or the options do not fit it.
@@ -346,7 +353,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     from sitbench.runs._runner import parse_shard
 
     limit = 120.0 if timeout_s is None else timeout_s
-    loaded = load_agent(agent_spec, timeout_s=limit)
+    loaded = load_agent(agent_spec, timeout_s=limit, options=options)
     choices = {"auto": None, **{p.value: p for p in StatePolicy}}
     if state not in choices:
         raise InputError(f"--agent-state {state!r}: use auto, fork or reingest")
@@ -359,9 +366,24 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
 
 
 
+def parse_agent_options(values: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` items of ``--agent-option`` as a dict (a later key wins).
+
+    Raises:
+        InputError: an item has no ``=`` or an empty key.
+    """
+    options: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--agent-option {item!r}: use KEY=VALUE, e.g. --agent-option model=mock/oracle")
+        options[key.strip()] = value
+    return options
+
+
 def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
                       shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
-                      max_drop_rate: float) -> None:
+                      max_drop_rate: float, agent_options: tuple[str, ...] = ()) -> None:
     """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
     import click
     from click.core import ParameterSource
@@ -371,6 +393,8 @@ def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | N
     if agent is None:
         raise InputError("sitbench run: give --model (a candidate, e.g. --model mock/oracle) or --agent (your own "
                          "agent, e.g. --agent examples/keyword_agent.py:make)")
+    if agent_options and agent.startswith(("http://", "https://")):
+        raise InputError(f"--agent-option: the HTTP agent {agent} takes no options; configure the server instead")
     if model is not None:
         raise InputError(f"--model {model!r} and --agent {agent!r}: give one; an agent run has no candidate")
     not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env",
@@ -394,7 +418,8 @@ def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | N
 
         manifest = run_agent(dataset, agent, out, state=state, shard=shard, resume=resume,
                              max_connections=max_connections, timeout_s=timeout_s,
-                             on_trial=lambda _record: progress.advance(task), on_start=begin)
+                             on_trial=lambda _record: progress.advance(task), on_start=begin,
+                             options=parse_agent_options(agent_options))
     attempted, completed = manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
     click.echo(f"{out}: {completed}/{attempted} trials completed in {time.perf_counter() - started:.1f}s "
                f"(agent state: {manifest.agent.state_policy.value if manifest.agent else '?'}); "

@@ -139,6 +139,9 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.option("--agent-state", type=click.Choice(["auto", "fork", "reingest"]), default="auto", show_default=True,
               help="How each agent trial starts clean: fork() an ingested state, or a fresh agent that ingests "
                    "again; auto forks when the agent supports it.")
+@click.option("--agent-option", "agent_options", multiple=True, metavar="KEY=VALUE",
+              help="A keyword argument for the agent's factory (repeatable), e.g. model=mock/oracle for the "
+                   "reference agents sitbench.agents:structured_state, :full_context, :rag, :filtered_rag.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Run directory.")
 @click.option("--handler", type=click.Choice(["native", "perfect"]), default="native", show_default=True,
               help="Evidence handler for D–H: the configuration's own, or a perfect (oracle-selected) one.")
@@ -171,8 +174,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
               help="Share of dropped trials (infrastructure failures) above which the run exits with code 4; "
                    "`--resume` re-attempts dropped trials.")
 def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str, max_connections: int,
-        shard: str | None, agent: str | None, agent_state: str, resume: bool, temperature: float, top_p: float,
-        max_tokens: int, seed: int, base_url: str | None,
+        shard: str | None, agent: str | None, agent_state: str, agent_options: tuple[str, ...], resume: bool,
+        temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
         max_retries: int | None, max_drop_rate: float) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
@@ -194,7 +197,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         from sitbench.runs._agent_runner import agent_run_command
 
         agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
-                          max_connections, timeout_s, max_drop_rate)
+                          max_connections, timeout_s, max_drop_rate, agent_options)
         return
     options: dict[str, object] = {}
     if base_url:

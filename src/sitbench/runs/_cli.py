@@ -185,6 +185,10 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     serialized prompt passes the payload-isolation audit or the run stops.
     Score it afterwards with `sitbench score OUT`.
 
+    With --agent instead of --model, your own agent is the architecture: each
+    probe's schedule goes through its ingest / respond / end_session hooks
+    (trials agent:PROBE_ID; every payload passes the same audit).
+
     Exit codes: 0 done; 2 bad input; 3 a prompt failed the payload-isolation
     audit; 4 more trials dropped than --max-drop-rate allows (re-run the same
     command with --resume to re-attempt them).
@@ -192,6 +196,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     \b
     Example:
       sitbench run data/pilot --config all --model mock/oracle --out runs/oracle
+      sitbench run data/pilot --agent examples/keyword_agent.py:make --out runs/kw
     """
     if agent is not None or model is None:
         from sitbench.runs._agent_runner import agent_run_command

@@ -39,6 +39,16 @@ def test_a_reference_agent_gives_its_configurations_verdicts(pilot: Path, tmp_pa
     assert {p: ours[p] for p in one_session} == {p: theirs[p] for p in one_session}
 
 
+def test_any_configuration_a_to_h_as_a_reference_agent(pilot: Path, tmp_path: Path) -> None:
+    agent_run, config_run = tmp_path / "agent", tmp_path / "config"
+    assert main(["run", str(pilot), "--agent", "sitbench.agents:reference", "--agent-option", "config=B",
+                 "--agent-option", "model=mock/collapse", "--out", str(agent_run)]) == 0
+    assert main(["run", str(pilot), "--config", "B", "--model", "mock/collapse", "--out", str(config_run)]) == 0
+    assert main(["score", str(agent_run)]) == 0 and main(["score", str(config_run)]) == 0
+    # B shows only the profile, so the agent's own session memory changes nothing: every verdict matches.
+    assert _verdicts(agent_run) == _verdicts(config_run)
+
+
 def test_end_session_writes_the_conversation_into_the_agents_memory(pilot: Path) -> None:
     from sitbench.agents import structured_state
 
@@ -62,11 +72,13 @@ def test_end_session_writes_the_conversation_into_the_agents_memory(pilot: Path)
 
 @pytest.mark.parametrize(("option", "needle"), [("", "needs a candidate: add --agent-option model=SPEC"),
                                                 ("model", "use KEY=VALUE"),
-                                                ("model=nowhere/x", "unknown candidate")])
+                                                ("model=nowhere/x", "unknown candidate"),
+                                                ("config=I", "so it is no agent")])
 def test_reference_agent_options_are_checked(pilot: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              option: str, needle: str) -> None:
     extra = ["--agent-option", option] if option else []
-    assert main(["run", str(pilot), "--agent", "sitbench.agents:structured_state", *extra,
+    factory = "reference" if option.startswith("config=") else "structured_state"
+    assert main(["run", str(pilot), "--agent", f"sitbench.agents:{factory}", *extra,
                  "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and len(err.splitlines()) == 1, err

@@ -39,7 +39,7 @@ from sitbench.agents._protocol import Agent, AgentFactory, ForkableAgent, agent_
 
 #: Reference agents over a candidate model (``--agent sitbench.agents:NAME --agent-option model=SPEC``),
 #: imported on first use: they pull in the prompt builders and the retriever.
-REFERENCE_AGENTS = ("full_context", "rag", "filtered_rag", "structured_state", "mediated_state")
+REFERENCE_AGENTS = ("full_context", "rag", "filtered_rag", "structured_state", "mediated_state", "reference")
 
 
 def __getattr__(name: str) -> object:

@@ -91,7 +91,11 @@ def _import_target(spec: str) -> Any:
 def _entry_point(name: str) -> Any | None:
     for entry in importlib.metadata.entry_points(group=AGENT_ENTRY_POINTS):
         if entry.name == name:
-            return entry.load()
+            try:
+                return entry.load()
+            except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported as bad input, not a crash
+                raise InputError(f"--agent {name!r}: the installed agent {entry.value} cannot be loaded ({exc!r}); "
+                                 "reinstall the package that provides it") from None
     return None
 
 

@@ -152,6 +152,19 @@ def _factory(config: str) -> Callable[..., ReferenceAgent]:
     return make
 
 
+def reference(config: str = "", **options: str) -> ReferenceAgent:
+    """Configuration ``config`` (A–H) as an agent over ``--agent-option model=SPEC``.
+
+    I is not offered: its oracle selection reads the hidden store, which no agent may.
+    """
+    if config not in _OFFERED:
+        raise InputError(f"--agent-option config={config!r}: use one of {', '.join(_OFFERED)} (I selects evidence "
+                         "from the hidden store, so it is no agent)")
+    return _factory(config)(**options)
+
+
+_OFFERED = ("A", "B", "C", "D", "E", "F", "G", "H")
+
 full_context = _factory("D")
 """Configuration D as an agent: the whole ingested chronicle in every prompt."""
 rag = _factory("E")

@@ -27,9 +27,11 @@ def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert CHROMIUM is not None
     command = [
         CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        # /dev/shm is small in containers; Chromium then stalls instead of failing.
+        "--disable-dev-shm-usage",
         f"--user-data-dir={tmp / 'chromium-profile'}", *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    return subprocess.run(command, capture_output=True, text=True, timeout=420, check=True)
 
 
 class _Page(HTMLParser):

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from sitbench._options import MAX_RESAMPLES, SEED, Bounded
 from sitbench.chi._common import AXES
 from sitbench.chi._demo import demo_manifest, demo_observations
 from sitbench.chi._interchange import (
@@ -23,6 +24,7 @@ from sitbench.chi._interchange import (
 from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, memory_curve
 from sitbench.chi._report import build_report, render_text
 from sitbench.chi._similarity import axis_similarity, chi_score
+from sitbench.chi._uncertainty import MIN_RESAMPLES
 from sitbench.errors import InputError
 
 _FACTORS = ("r", "t", "s", "u", "i")
@@ -312,8 +314,9 @@ def similarity(axes: Path, as_json: bool) -> None:
 @click.argument("observations", type=click.Path(path_type=Path))
 @click.option("--manifest", "manifest_path", type=click.Path(path_type=Path), required=True, help="Run manifest (JSON) kept next to the log.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
-@click.option("--seed", type=int, default=None, help="Bootstrap seed (default: the manifest's analysis.seed).")
-@click.option("--resamples", type=int, default=None, help="Bootstrap resamples, at least 2000 (default: the manifest's).")
+@click.option("--seed", type=SEED, default=None, help="Bootstrap seed (default: the manifest's analysis.seed).")
+@click.option("--resamples", type=Bounded(int, MIN_RESAMPLES, MAX_RESAMPLES), default=None,
+              help=f"Bootstrap resamples, {MIN_RESAMPLES:,} … {MAX_RESAMPLES:,} (default: the manifest's).")
 def score(observations: Path, manifest_path: Path, as_json: bool, seed: int | None, resamples: int | None) -> None:
     """Validate an observation log against its manifest and print the §8 report.
 
@@ -346,8 +349,8 @@ def score(observations: Path, manifest_path: Path, as_json: bool, seed: int | No
 
 
 @chi.command()
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic generator and the bootstrap.")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Also write manifest.json, observations.jsonl and report.json here.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the synthetic generator and the bootstrap.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, help="Also write manifest.json, observations.jsonl and report.json here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of text.")
 def demo(seed: int, out: Path | None, as_json: bool) -> None:
     """Synthetic demonstration: 8 clusters x 5 checkpoints on the grid [1, 2, 4, 8, 16].

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, Bounded
 from sitbench.errors import InputError
 from sitbench.res._prompts import CONDITIONS, build_messages
 from sitbench.res._runner import DEFAULT_MODELS, RESULTS_FILE, run_battery
@@ -88,12 +89,12 @@ def _print_score(score: ResScore) -> None:
     default=None,
     help="Scenario JSONL (default: the 18 packaged scenarios).",
 )
-@click.option("--concurrency", default=4, show_default=True, type=click.IntRange(min=1),
+@click.option("--concurrency", default=4, show_default=True, type=Bounded(int, 1, MAX_CONNECTIONS),
               help="Maximum calls in flight; cells start in the seeded order.")
-@click.option("--max-tokens", default=512, show_default=True, type=click.IntRange(min=1),
+@click.option("--max-tokens", default=512, show_default=True, type=Bounded(int, 1, MAX_TOKENS),
               help="Maximum output tokens per call.")
-@click.option("--temperature", default=0.0, show_default=True, type=click.FloatRange(min=0.0),
-              help="Sampling temperature (0 requests greedy decoding).")
+@click.option("--temperature", default=0.0, show_default=True, type=Bounded(float, 0, 2),
+              help="Sampling temperature, 0–2 (0 requests greedy decoding).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing results.jsonl in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(

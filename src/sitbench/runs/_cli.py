@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import tempfile
 import time
 from pathlib import Path
 
 import click
 
+from sitbench._options import SEED, Bounded
 from sitbench.errors import InputError
 from sitbench.glossary import category_label, configurations_help
 
@@ -19,26 +19,7 @@ from sitbench.glossary import category_label, configurations_help
 EXIT_TOO_MANY_DROPS = 4
 
 
-class _Bounded(click.ParamType):
-    """A finite number inside a range: NaN and infinities are refused, not silently accepted."""
-
-    def __init__(self, kind: type, low: float | None, high: float | None, *, low_open: bool = False) -> None:
-        self.kind, self.low, self.high, self.low_open = kind, low, high, low_open
-        self.name = kind.__name__
-
-    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201
-        try:
-            number = self.kind(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a valid {self.name}", param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        too_low = self.low is not None and (number <= self.low if self.low_open else number < self.low)
-        if too_low or (self.high is not None and number > self.high):
-            low = "" if self.low is None else f"{'>' if self.low_open else '≥'} {self.low:,}"
-            high = "" if self.high is None else f"≤ {self.high:,}"
-            self.fail(f"{value!r} is out of range: use a value {' and '.join(x for x in (low, high) if x)}", param, ctx)
-        return number
+_Bounded = Bounded
 
 
 def _progress(total: int, label: str):
@@ -155,7 +136,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
               help="Nucleus sampling mass, in (0, 1].")
 @click.option("--max-tokens", default=512, show_default=True, type=_Bounded(int, 1, 1_000_000),
               help="Output budget of one answer, in tokens (≥ 1).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Decoding seed for providers that take one.")
+@click.option("--seed", default=0, show_default=True, type=SEED,
+              help="Decoding seed for providers that take one (0 … 2**63 − 1).")
 @click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server (openai/ models).")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
 @click.option("--timeout", "timeout_s", default=None, type=_Bounded(float, 0, 86_400, low_open=True),
@@ -165,7 +147,7 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
                    "(drops are never stored; mock candidates never use it).")
 @click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
-@click.option("--epoch", default=0, show_default=True, type=int,
+@click.option("--epoch", default=0, show_default=True, type=Bounded(int, 0, 1_000_000),
               help="Repetition index; part of the cache key, so a new epoch samples afresh.")
 @click.option("--max-retries", default=None, type=_Bounded(int, 0, 100),
               help="Retries of a failed call (timeout, refused or reset connection, rate limit, 5xx) before the "

@@ -11,6 +11,14 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from sitbench._options import (
+    MAX_DRAWS,
+    MAX_HISTORY,
+    MAX_RESAMPLES,
+    MAX_TOKENS,
+    SEED,
+    Bounded,
+)
 from sitbench.errors import InputError
 from sitbench.stats._analyze import (
     DEFAULT_SEED,
@@ -74,8 +82,9 @@ def stats() -> None:
 
 @stats.command("signflip")
 @click.option("--diffs", required=True, help="Comma-separated pair-level differences (second minus first).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte-Carlo draws (n > --max-exact).")
-@click.option("--draws", type=int, default=100_000, show_default=True, help="Monte-Carlo draws when n > --max-exact.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the Monte-Carlo draws (n > --max-exact).")
+@click.option("--draws", type=Bounded(int, 1, MAX_DRAWS), default=100_000, show_default=True,
+              help=f"Monte-Carlo draws when n > --max-exact (1 … {MAX_DRAWS:,}).")
 @click.option("--max-exact", type=int, default=24, show_default=True, help="Largest n enumerated exactly (≤ 40).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def signflip(diffs: str, seed: int, draws: int, max_exact: int, as_json: bool) -> None:
@@ -134,8 +143,9 @@ def holm_command(pvalues: str, alpha: float, as_json: bool) -> None:
 
 @stats.command("bootstrap")
 @click.option("--diffs", required=True, help="Comma-separated per-pair values (e.g. paired differences).")
-@click.option("--seed", type=int, required=True, help="Seed of the resampling (recorded in the output).")
-@click.option("--resamples", type=int, default=1000, show_default=True, help="Number of bootstrap resamples.")
+@click.option("--seed", type=SEED, required=True, help="Seed of the resampling (recorded in the output).")
+@click.option("--resamples", type=Bounded(int, 2, MAX_RESAMPLES), default=1000, show_default=True,
+              help=f"Number of bootstrap resamples (2 … {MAX_RESAMPLES:,}).")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile interval.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def bootstrap(diffs: str, seed: int, resamples: int, ci: float, as_json: bool) -> None:
@@ -273,9 +283,10 @@ def _incomplete_summary(report: AnalysisReport) -> list[str]:
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--e6-run", type=click.Path(path_type=Path), default=None,
               help="Scored token-scaling run (D and G_budget at T = 500) that feeds E6 only.")
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True,
+@click.option("--seed", type=SEED, default=DEFAULT_SEED, show_default=True,
               help="Bootstrap seed (and Monte-Carlo seed above --max-exact pairs); recorded in the output.")
-@click.option("--resamples", type=int, default=1000, show_default=True, help="Bootstrap resamples per contrast.")
+@click.option("--resamples", type=Bounded(int, 2, MAX_RESAMPLES), default=1000, show_default=True,
+              help=f"Bootstrap resamples per contrast (2 … {MAX_RESAMPLES:,}).")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile intervals.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate (Holm).")
 @click.option("--lineages", "lineage_rule", type=click.Choice(["auto", "both", "present"]), default="auto",
@@ -326,7 +337,8 @@ def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: i
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--lengths", default="50,100,250,500", show_default=True,
               help="History lengths T (events), comma-separated; each at most the shortest history.")
-@click.option("--budget", type=int, default=4096, show_default=True, help="Token budget B of configuration G_budget.")
+@click.option("--budget", type=Bounded(int, 1, MAX_TOKENS), default=4096, show_default=True,
+              help=f"Token budget B of configuration G_budget (1 … {MAX_TOKENS:,}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def tokens(dataset: Path, lengths: str, budget: int, as_json: bool) -> None:
     """E6 token scaling: prompt tokens of D vs budgeted G on DATASET's histories cut to T events.
@@ -343,8 +355,9 @@ def tokens(dataset: Path, lengths: str, budget: int, as_json: bool) -> None:
     from sitbench.stores import load_visible
 
     values = _parse_floats("--lengths", lengths)
-    if any(v < 1 or v != int(v) for v in values):
-        raise InputError(f"--lengths {lengths!r}: history lengths must be positive whole numbers, e.g. 50,100")
+    if any(v < 1 or v != int(v) or v > MAX_HISTORY for v in values):
+        raise InputError(f"--lengths {lengths!r}: history lengths must be whole numbers of events in 1 … "
+                         f"{MAX_HISTORY:,}, e.g. 50,100")
     if budget < 1:
         raise InputError(f"--budget {budget}: must be a positive number of tokens, e.g. 4096")
     if not dataset.is_dir():

@@ -96,6 +96,20 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
+def _one_line(message: str) -> str:
+    # The contract is one line per error: a message that wraps would read as several problems.
+    return " ".join(message.split())
+
+
+def _click_message(exc: click.ClickException) -> str:
+    """Click's message with the help command that explains the option (usage errors only)."""
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        message += f" (see {ctx.command_path} --help)"
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sitbench`` script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -108,12 +122,14 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:
-        exc.show()
+        if debug:
+            traceback.print_exc()
+        click.echo(f"error: {_one_line(_click_message(exc))}", err=True)
         return exc.exit_code
     except SitbenchError as exc:
         if debug:
             traceback.print_exc()
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {_one_line(str(exc))}", err=True)
         return exc.exit_code
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)

@@ -81,7 +81,7 @@ def test_nonfinite_json_constants_are_rejected_with_line_numbers(tmp_path: Path)
     bad = good.replace('"wall_time": 1.5', '"wall_time": NaN')
     f = tmp_path / "obs.jsonl"
     f.write_text(good + "\n\n" + bad + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"obs.jsonl line 3: nonfinite value NaN"):
+    with pytest.raises(InputError, match=r"obs.jsonl line 3: field 'wall_time': nonfinite value NaN"):
         load_observations(f)
 
 

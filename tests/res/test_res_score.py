@@ -255,4 +255,4 @@ def test_score_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert err.count("\n") == 0
     assert f"{results} line 1: field 'condition'" in err
     assert main(["res", "score", str(tmp_path / "missing.jsonl")]) == 2
-    assert "cannot read results" in capsys.readouterr().err
+    assert "missing.jsonl: file not found" in capsys.readouterr().err

@@ -40,12 +40,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sitbench._options import MAX_RESAMPLES, MAX_SEED
 from sitbench.chi._capacity import TaskScore
 from sitbench.chi._common import AXES, MEMORY_FACTORS, SPEC_VERSION, check_weights
 from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, check_grid, check_tau
 from sitbench.chi._similarity import chi_score
 from sitbench.chi._uncertainty import check_resampling
 from sitbench.errors import InputError
+from sitbench.stores._io import read_bytes, read_text, reject_unpaired_surrogate
 
 EvidenceClass = Literal["synthetic-demonstration", "capacity-only", "human-referenced", "illustrative-schema-only"]
 """Evidence classes; the synthetic class may never be described as either empirical class."""
@@ -180,9 +182,9 @@ class Analysis(BaseModel):
 
     model_config = _STRICT
 
-    n_resamples: int = 2000
-    """Whole-cluster bootstrap resamples (at least 2,000)."""
-    seed: int = 0
+    n_resamples: int = Field(default=2000, le=MAX_RESAMPLES)
+    """Whole-cluster bootstrap resamples (at least 2,000; at most ``MAX_RESAMPLES``)."""
+    seed: int = Field(default=0, ge=0, le=MAX_SEED)
     """Seed of the resampling generator."""
     level: float = 0.95
     """Nominal coverage of pointwise intervals."""
@@ -234,12 +236,31 @@ class Manifest(BaseModel):
     """Known limitations."""
 
 
-def _no_nonfinite(token: str) -> float:
-    raise InputError(f"nonfinite value {token} is not allowed; give a finite number")
+def _nonfinite_field(value: Any, field: str = "") -> tuple[str, str] | None:
+    """Dotted path and JSON token of the first NaN or infinity inside parsed JSON (``None``: there is none)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return field or "(root)", "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        items: Iterable[tuple[str, Any]] = ((f"{field}.{k}" if field else str(k), v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{field}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for name, item in items:
+        found = _nonfinite_field(item, name)
+        if found is not None:
+            return found
+    return None
 
 
 def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_no_nonfinite)
+    data = json.loads(text)
+    if "NaN" in text or "Infinity" in text:
+        found = _nonfinite_field(data)
+        if found is not None:
+            field, token = found
+            raise InputError(f"field '{field}': nonfinite value {token} is not allowed; give a finite number")
+    return data
 
 
 def _pydantic_message(exc: ValidationError) -> str:
@@ -257,18 +278,15 @@ def _pydantic_message(exc: ValidationError) -> str:
 
 def read_json(path: Path) -> Any:
     """Read a UTF-8 JSON file, rejecting nonfinite constants; errors name the file."""
+    text = read_text(path, hint="check the path")
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read file ({exc.strerror}); check the path") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text; save it as UTF-8") from None
-    try:
-        return _loads(text)
+        data = _loads(text)
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path} line {exc.lineno}: invalid JSON ({exc.msg}); fix the syntax") from None
+    reject_unpaired_surrogate(text, str(path))
+    return data
 
 
 def load_manifest(path: Path) -> Manifest:
@@ -317,12 +335,7 @@ def parse_observation(data: Any, where: str) -> Observation:
 
 def load_observations(path: Path) -> list[Observation]:
     """Load a JSONL file of observations; blank lines are skipped, errors name the line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read file ({exc.strerror}); check the path") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text; save it as UTF-8") from None
+    lines = read_text(path, hint="check the path").splitlines()
     out: list[Observation] = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
@@ -334,6 +347,7 @@ def load_observations(path: Path) -> list[Observation]:
             raise InputError(f"{where}: {exc}") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: invalid JSON ({exc.msg}); one JSON object per line") from None
+        reject_unpaired_surrogate(line, str(path), n)
         out.append(parse_observation(data, where))
     if not out:
         raise InputError(f"{path}: no observation records; add one JSON object per line")
@@ -421,13 +435,13 @@ def validate_records(
 
 def record_lines(path: Path) -> list[int]:
     """Line numbers of the non-blank lines of a JSONL file (one per record)."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, hint="check the path")
     return [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file's bytes (artifact hash)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_bytes(path, hint="check the path")).hexdigest()
 
 
 def dump_jsonl(records: Iterable[BaseModel]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,19 +10,11 @@ import click
 from sitbench.errors import InputError
 from sitbench.report._exports import METRICS_JSON, TRIALS_CSV
 from sitbench.report._render import DEFAULT_MAX_FAILED, write_report
+from sitbench.stores._io import read_json
 
 
 def _read_analysis(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(
-            f"{path}: cannot read the analysis ({exc.strerror}); write it with `sitbench analyze RUN… --json > FILE`"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path} line {exc.lineno}: malformed JSON ({exc.msg}); write it with `sitbench analyze RUN… --json > FILE`"
-        ) from None
+    data = read_json(path, hint="write it with `sitbench analyze RUN… --json > FILE`")
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object (the output of `sitbench analyze RUN… --json`)")
     return data

@@ -16,6 +16,7 @@ from sitbench.report import _svg
 from sitbench.report._html import esc, kv, num
 from sitbench.res import CONDITIONS, ResScore, score_file
 from sitbench.stats import EXPERIMENTS
+from sitbench.stores._io import read_text
 
 
 def _dig(data: Any, *paths: str) -> Any:
@@ -166,10 +167,7 @@ def analysis_section(analysis: Mapping[str, Any]) -> str:
 
 def load_chi_report(path: Path) -> ChiReport:
     """Read a CHI/CHIS ``report.json`` (written by ``sitbench chi report`` or ``chi demo``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the CHI report ({exc.strerror}); pass the report.json of `sitbench chi demo --out DIR`") from None
+    text = read_text(path, hint="pass the report.json of `sitbench chi demo --out DIR`")
     try:
         return ChiReport.model_validate_json(text)
     except ValidationError as exc:
@@ -283,10 +281,9 @@ def load_res_summary(path: Path) -> ResScore:
     """Read a RES ``summary.json`` or score a ``results.jsonl`` (written by ``sitbench res run``)."""
     if path.suffix == ".jsonl":
         return score_file(path)
+    text = read_text(path, hint="pass summary.json or results.jsonl of `sitbench res run`")
     try:
-        return ResScore.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the RES summary ({exc.strerror}); pass summary.json or results.jsonl of `sitbench res run`") from None
+        return ResScore.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "(summary)"

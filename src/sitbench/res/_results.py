@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sitbench.errors import InputError
+from sitbench.stores._io import read_text, reject_unpaired_surrogate
 
 CellStatus = Literal["ok", "invalid", "error"]
 
@@ -80,13 +81,7 @@ def read_results(path: Path) -> list[tuple[int, ResultRow]]:
     Raises:
         InputError: unreadable file or a malformed row (names the line and field).
     """
-    try:
-        text = Path(path).read_text("utf-8")
-    except OSError as exc:
-        raise InputError(
-            f"{path}: cannot read results ({exc.strerror}); give the results.jsonl of a "
-            "`sitbench res run`"
-        ) from None
+    text = read_text(Path(path), hint="give the results.jsonl of a `sitbench res run`")
     rows: list[tuple[int, ResultRow]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -98,6 +93,7 @@ def read_results(path: Path) -> list[tuple[int, ResultRow]]:
                 f"{path} line {number}: not valid JSON ({exc.msg}); a run may have been cut "
                 "mid-line; delete that line and re-run the missing cell"
             ) from None
+        reject_unpaired_surrogate(line, str(path), number)
         if not isinstance(raw, dict):
             raise InputError(f"{path} line {number}: expected a JSON object per line")
         try:

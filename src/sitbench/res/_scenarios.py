@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sitbench.errors import InputError
+from sitbench.stores._io import read_bytes, read_text, reject_unpaired_surrogate
 
 Category = Literal["local_state", "commitment", "task_continuity"]
 CATEGORIES: tuple[Category, ...] = ("local_state", "commitment", "task_continuity")
@@ -145,6 +146,7 @@ def _load_rows(text: str, source: str, model: type[_Row]) -> list[_Row]:
             ) from None
         if not isinstance(raw, dict):
             raise InputError(f"{source} line {number}: expected a JSON object per line")
+        reject_unpaired_surrogate(line, source, number)
         try:
             row = model.model_validate(raw)
         except ValidationError as exc:
@@ -168,10 +170,7 @@ def _read_text(path: Path | None) -> tuple[str, str]:
     if path is None:
         text = resources.files("sitbench.res").joinpath(PACKAGED_SCENARIOS).read_text("utf-8")
         return text, PACKAGED_SCENARIOS
-    try:
-        return Path(path).read_text("utf-8"), str(path)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read scenarios ({exc.strerror}); check the path") from None
+    return read_text(Path(path), hint="check the path given to --scenarios"), str(path)
 
 
 def load_scenarios(path: Path | None = None) -> list[ResScenario]:
@@ -208,7 +207,7 @@ def scenarios_sha256(path: Path | None = None) -> str:
     if path is None:
         data = resources.files("sitbench.res").joinpath(PACKAGED_SCENARIOS).read_bytes()
     else:
-        data = Path(path).read_bytes()
+        data = read_bytes(Path(path), hint="check the path given to --scenarios")
     return hashlib.sha256(data).hexdigest()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores._io import iter_jsonl, iter_jsonl_bytes, load_model, write_json, write_jsonl
+from sitbench.stores._io import iter_jsonl, iter_jsonl_bytes, load_model, read_bytes, write_json, write_jsonl
 
 MANIFEST = "manifest.json"
 RESPONSES = "responses.jsonl"
@@ -54,7 +54,7 @@ class RunStore:
         self.torn_bytes = self.superseded = 0
         if not path.exists():
             return []
-        data = path.read_bytes()
+        data = read_bytes(path)
         cut = data.rfind(b"\n") + 1 if data and not data.endswith(b"\n") else len(data)
         self.torn_bytes = len(data) - cut
         if self.torn_bytes and repair:

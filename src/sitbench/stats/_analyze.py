@@ -299,10 +299,8 @@ def load_score_rows(run_dir: Path | str) -> list[ScoreRow]:
         InputError: the directory or file is missing, or a line is malformed or fails a check;
             the message names the file and line.
     """
-    from pydantic import ValidationError
-
     from sitbench.metrics import SCORES_FILE
-    from sitbench.stores._io import describe_validation_error
+    from sitbench.stores._io import iter_jsonl
 
     run = Path(run_dir)
     if not run.is_dir():
@@ -312,14 +310,10 @@ def load_score_rows(run_dir: Path | str) -> list[ScoreRow]:
         raise InputError(f"{path}: file not found; score the run first with `sitbench score {run}`")
     rows: list[ScoreRow] = []
     first_line: dict[tuple[str, str], int] = {}
-    with path.open("rb") as handle, _collection_paused():
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = ScoreRow.model_validate_json(line)
-            except ValidationError as exc:
-                raise InputError(describe_validation_error(f"{path} line {number}", exc)) from None
+    with _collection_paused():
+        # The shared reader: a byte that is not UTF-8, malformed JSON or an unpaired surrogate escape
+        # is reported with its line, like every other store file.
+        for number, row in iter_jsonl(path, ScoreRow, str(path)):
             key = (row.config, row.trial_id)
             if key in first_line:
                 raise InputError(f"{path} line {number}: field 'trial_id': {row.trial_id!r} already on line "

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -38,19 +38,127 @@ def describe_validation_error(where: str, exc: ValidationError, hint: str = "") 
     return f"{where}: {field}: {message}{suffix}{'; ' + hint if hint else ''}"
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; InputError naming the file and position on failure."""
+_NOT_FOUND_HINT = ("is this a sitbench dataset directory? "
+                   "(create one with `sitbench generate --suite pilot --out DIR`)")
+
+# A JSON \u escape of a UTF-16 surrogate, with the backslashes before it (an even count means the
+# backslash of the escape is itself escaped, so it is text, not an escape).
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def describe_os_error(path: Path, exc: OSError, hint: str = "") -> str:
+    """One line for a file that could not be opened: the path, what is wrong with it, what to do."""
+    if isinstance(exc, IsADirectoryError):
+        what = "is a directory, not a file"
+    elif isinstance(exc, NotADirectoryError):
+        what = "cannot be read: a part of the path is a file, not a directory"
+    elif isinstance(exc, FileNotFoundError):
+        what = "file not found"
+    elif isinstance(exc, PermissionError):
+        what = "cannot be read: permission denied"
+    else:
+        what = f"cannot be read ({exc.strerror or exc})"
+    return f"{path}: {what}" + (f"; {hint}" if hint else "")
+
+
+def read_bytes(path: Path, hint: str = _NOT_FOUND_HINT) -> bytes:
+    """The bytes of a file; InputError naming the file when it is missing, a directory or unreadable.
+
+    ``hint`` follows a missing file's message (what to create, or which option to check)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found; is this a sitbench dataset directory? "
-                         "(create one with `sitbench generate --suite pilot --out DIR`)") from None
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(describe_os_error(path, exc, hint if isinstance(exc, FileNotFoundError) else "")) \
+            from None
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """Decode UTF-8 text; InputError naming the line and column of the first byte that is not UTF-8
+    (or of a NUL byte, which no text file sitbench reads contains)."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(_nul_message(name, data.count(b"\n", 0, nul) + 1, nul - (data.rfind(b"\n", 0, nul) + 1)))
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(f"{name} line {line}: not valid UTF-8 (byte {exc.object[exc.start]:#04x} at column "
+                         f"{column}); the file is damaged or not a text file: restore it or save it as UTF-8") \
+            from None
+
+
+def _nul_message(name: str, line: int, offset: int) -> str:
+    return (f"{name} line {line}: a NUL byte at column {offset + 1}: this is a binary file, not UTF-8 JSON text; "
+            "give the file sitbench wrote, or restore it from a copy")
+
+
+def read_text(path: Path, hint: str = _NOT_FOUND_HINT, name: str | None = None) -> str:
+    """A UTF-8 text file; errors name the file (and the line of a byte that is not UTF-8)."""
+    return decode_utf8(read_bytes(path, hint), name or str(path))
+
+
+def unpaired_surrogate(text: str) -> tuple[int, str] | None:
+    """Offset and text of the first ``\\uD800``–``\\uDFFF`` escape in JSON text that is not half of a pair.
+
+    Python's ``json`` accepts such an escape and yields a string that cannot be written as UTF-8; the
+    pydantic parser rejects it as "unexpected end of hex escape", which does not say what is wrong."""
+    pending_high: re.Match[str] | None = None
+    for match in _SURROGATE_ESCAPE.finditer(text):
+        if len(match.group(1)) % 2 == 0:
+            continue
+        escape_start = match.start() + len(match.group(1)) - 1
+        low = match.group(2)[1].lower() in "cdef"
+        if low:
+            if pending_high is not None and pending_high.end() == escape_start:
+                pending_high = None
+                continue
+            if pending_high is not None:
+                break
+            return escape_start, text[escape_start:match.end()]
+        if pending_high is not None:
+            break
+        pending_high = match
+    if pending_high is None:
+        return None
+    start = pending_high.start() + len(pending_high.group(1)) - 1
+    return start, text[start:pending_high.end()]
+
+
+def _surrogate_message(where: str, text: str, found: tuple[int, str], line: int | None = None) -> str:
+    offset, escape = found
+    if line is None:
+        line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return (f"{where} line {line}: unpaired surrogate escape {escape} at column {column}: a \\uD800–\\uDFFF "
+            "escape must be one half of a pair (a character beyond U+FFFF is written as two escapes); the file "
+            "is damaged: restore it or remove the escape")
+
+
+def reject_unpaired_surrogate(text: str, where: str, line: int | None = None) -> None:
+    """InputError naming ``where``, the line and the escape when JSON ``text`` holds an unpaired surrogate.
+
+    ``line`` is the line number of ``text`` inside its file when ``text`` is one JSONL line."""
+    if "\\u" not in text:
+        return
+    found = unpaired_surrogate(text)
+    if found is not None:
+        raise InputError(_surrogate_message(where, text, found, line))
+
+
+def parse_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; InputError naming ``where``, the line and what is wrong."""
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path} line {exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+        raise InputError(f"{where} line {exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+    reject_unpaired_surrogate(text, where)
+    return data
+
+
+def read_json(path: Path, hint: str = _NOT_FOUND_HINT) -> Any:
+    """Parse a JSON file; InputError naming the file and position on failure."""
+    return parse_json_text(read_text(path, hint), str(path))
 
 
 def load_model(path: Path, model: type[M], label: str | None = None) -> M:
@@ -65,60 +173,74 @@ def load_model(path: Path, model: type[M], label: str | None = None) -> M:
 def iter_jsonl(path: Path, model: type[M], label: str | None = None) -> Iterator[tuple[int, M]]:
     """Yield ``(line_number, record)`` for each non-blank line of a JSONL file.
 
-    The cyclic garbage collector is paused while the file is read: validated records create
-    no cycles, and its repeated full scans dominated load time on large runs."""
+    The file is read line by line, as bytes, so a damaged byte is reported with its line number. The
+    cyclic garbage collector is paused while the file is read: validated records create no cycles,
+    and its repeated full scans dominated load time on large runs."""
     name = label or str(path)
     try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found; is this a sitbench dataset directory? "
-                         "(create one with `sitbench generate --suite pilot --out DIR`)") from None
+        handle = path.open("rb")
+    except OSError as exc:
+        hint = _NOT_FOUND_HINT if isinstance(exc, FileNotFoundError) else ""
+        raise InputError(describe_os_error(path, exc, hint)) from None
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        yield from _records(handle, name, model)
+        with handle:
+            try:
+                yield from _records(enumerate(handle, start=1), name, model)
+            except IsADirectoryError as exc:
+                raise InputError(describe_os_error(path, exc)) from None
     finally:
         if was_enabled:
             gc.enable()
 
 
 def iter_jsonl_bytes(data: bytes, name: str, model: type[M]) -> Iterator[tuple[int, M]]:
-    """Like :func:`iter_jsonl`, over the bytes of a JSONL file already read; ``name`` labels errors.
-
-    Each line is checked for UTF-8 on its own, so a damaged byte is reported with its line number.
-    """
+    """Like :func:`iter_jsonl`, over the bytes of a JSONL file already read; ``name`` labels errors."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{name} line {number}: not valid UTF-8 (byte {exc.start} of the line); the file "
-                                 "is damaged: restore it from a copy") from None
-            yield from _records(io.StringIO(line), name, model, first=number)
+        yield from _records(enumerate(data.split(b"\n"), start=1), name, model)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _records(handle: TextIO, name: str, model: type[M], first: int = 1) -> Iterator[tuple[int, M]]:
-    with handle:
-        for number, line in enumerate(handle, start=first):
-            if not line.strip():
-                continue
-            try:
-                yield number, model.model_validate_json(line)
-            except ValidationError as exc:
-                if exc.errors()[0].get("type") == "json_invalid":
-                    try:
-                        json.loads(line)
-                    except json.JSONDecodeError as bad:
-                        raise InputError(f"{name} line {number}: malformed JSON: {bad.msg} "
-                                         f"(column {bad.colno})") from None
-                raise InputError(describe_validation_error(f"{name} line {number}", exc)) from None
+def jsonl_line_error(name: str, number: int, line: str, exc: ValidationError | None = None) -> InputError:
+    """The error for JSONL line ``number`` that did not parse (or validate): malformed JSON, an unpaired
+    surrogate escape, or the first invalid field."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as bad:
+        return InputError(f"{name} line {number}: malformed JSON: {bad.msg} (column {bad.colno})")
+    try:
+        reject_unpaired_surrogate(line, name, number)
+    except InputError as found:
+        return found
+    if exc is None:
+        return InputError(f"{name} line {number}: malformed JSON")
+    return InputError(describe_validation_error(f"{name} line {number}", exc))
+
+
+def _records(lines: Iterable[tuple[int, bytes]], name: str, model: type[M]) -> Iterator[tuple[int, M]]:
+    for number, raw in lines:
+        if not raw.strip():
+            continue
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            raise InputError(_nul_message(name, number, nul))
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{name} line {number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column "
+                             f"{exc.start + 1}); the file is damaged or not a text file: restore it from a copy") \
+                from None
+        try:
+            yield number, model.model_validate_json(line)
+        except ValidationError as exc:
+            if exc.errors()[0].get("type") == "json_invalid":
+                raise jsonl_line_error(name, number, line, exc) from None
+            raise InputError(describe_validation_error(f"{name} line {number}", exc)) from None
 
 
 def dumps(record: BaseModel | Any, *, indent: int | None = None) -> str:

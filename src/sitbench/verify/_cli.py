@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from sitbench.errors import InputError
+from sitbench.stores._io import read_text, reject_unpaired_surrogate
 
 _DATASET = click.argument("dataset", type=click.Path(path_type=Path))
 _PROBE = click.option("--probe", "probe_id", default=None, help="Probe id, e.g. PR-01 (see hidden/probes.jsonl).")
@@ -59,10 +60,7 @@ def read_batch(path: str, known_probes: dict[str, Any]) -> list[tuple[str, str]]
     if path == "-":
         text = sys.stdin.read()
     else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"--batch {path}: cannot read it ({exc.strerror or exc})") from None
+        text = read_text(Path(path), hint="check the path given to --batch")
     items = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -72,6 +70,7 @@ def read_batch(path: str, known_probes: dict[str, Any]) -> list[tuple[str, str]]
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}:{number}: not JSON ({exc.msg}); each line must be "
                              '{"probe": ID, "response": TEXT}') from None
+        reject_unpaired_surrogate(line, name, number)
         if not isinstance(raw, dict):
             raise InputError(f"{name}:{number}: expected a JSON object with fields probe and response")
         probe, response = raw.get("probe"), raw.get("response")

@@ -39,6 +39,7 @@ from sitbench.candidates import (
     DecodingConfig,
     Message,
 )
+from sitbench.errors import InputError
 
 CACHE_FILE = "responses.sqlite"
 
@@ -53,6 +54,7 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at TEXT NOT NULL
 )
 """
+_COLUMNS = frozenset({"key", "model", "response", "created_at"})
 
 
 def request_key(describe: dict[str, Any], messages: list[Message], decoding: DecodingConfig, epoch: int = 0,
@@ -111,16 +113,42 @@ class ResponseCache:
         Args:
             path: The database file, e.g. ``default_cache_dir() / "responses.sqlite"``.
             busy_timeout_ms: How long a writer waits for another process's lock.
+
+        Raises:
+            InputError: ``path`` is a directory, its folder cannot be made, or it is not an SQLite
+                database holding a sitbench response cache.
         """
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
-                                   isolation_level=None)
-        self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        if path.is_dir():
+            raise InputError(f"{path}: is a directory, not a cache file; give --cache-path FILE "
+                             f"(e.g. {path / CACHE_FILE})")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{path}: the cache's folder cannot be created ({exc.strerror}: {exc.filename}); "
+                             "give --cache-path a file in a writable folder") from None
+        try:
+            self._db = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
+                                       isolation_level=None)
+        except sqlite3.Error as exc:
+            raise InputError(f"{path}: the response cache cannot be opened ({exc}); give --cache-path a "
+                             "writable file") from None
+        try:
+            self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise InputError(f"{path}: not a sitbench response cache ({exc}); give --cache-path another file, "
+                             "or delete this one if it is a damaged cache") from None
+        if not _COLUMNS <= columns:
+            self._db.close()
+            raise InputError(f"{path}: an SQLite database but not a sitbench response cache (its 'responses' "
+                             f"table lacks {', '.join(sorted(_COLUMNS - columns))}); give --cache-path another "
+                             "file")
 
     def get(self, key: str) -> CandidateResponse | None:
         """The cached response for ``key``, marked ``cached=True``, or None."""

@@ -15,6 +15,7 @@ import email.utils
 import logging
 import random
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -122,6 +123,29 @@ class Redactor:
             pos = end
         out.append(text[pos:])
         return "".join(out)
+
+
+def check_base_url(label: str, base_url: str | None) -> None:
+    """Refuse a base URL that is not an ``http(s)://host…`` URL before any call is made.
+
+    Raises:
+        InputError: naming ``--base-url`` and an example of a valid value.
+    """
+    if base_url is None:
+        return
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"{label}: --base-url {base_url!r} is not an http:// or https:// URL with a host; "
+                         "give the server's API root, e.g. http://127.0.0.1:8080/v1")
+
+
+def missing_key_message(label: str, api_key_env: str, *, keyless_server: bool) -> str:
+    """What to do when the environment variable holding the API key is not set (names the CLI options)."""
+    alternatives = "export it, or name another variable with --api-key-env NAME"
+    if keyless_server:
+        alternatives += ", or give --base-url for a server that needs no key"
+    return (f"{label}: environment variable {api_key_env} is not set; {alternatives} (for an llm: extractor, "
+            "SITBENCH_EXTRACTOR_API_KEY_ENV and SITBENCH_EXTRACTOR_BASE_URL)")
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:

@@ -16,7 +16,9 @@ from sitbench.candidates._remote import (
     RetryPolicy,
     Sleep,
     call_with_retries,
+    check_base_url,
     coerce_options,
+    missing_key_message,
     retry_policy_from,
     usage_ints,
 )
@@ -115,6 +117,7 @@ class AnthropicCandidate:
         if timeout_s <= 0:
             raise InputError(f"--model anthropic/{model}: option timeout_s must be > 0")
         self.name = f"anthropic/{model}"
+        check_base_url(f"--model {self.name}", base_url)
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
@@ -125,10 +128,7 @@ class AnthropicCandidate:
         self._sleep = sleep
         key = os.environ.get(api_key_env)
         if not key:
-            raise InputError(
-                f"--model {self.name}: environment variable {api_key_env} is not set; "
-                "export it or pass api_key_env=NAME"
-            )
+            raise InputError(missing_key_message(f"--model {self.name}", api_key_env, keyless_server=False))
         self._api_key = key
         self._redact = Redactor(key)
         import anthropic

@@ -21,7 +21,9 @@ from sitbench.candidates._remote import (
     RetryPolicy,
     Sleep,
     call_with_retries,
+    check_base_url,
     coerce_options,
+    missing_key_message,
     retry_policy_from,
     usage_ints,
 )
@@ -108,6 +110,7 @@ class OpenAICompatCandidate:
                 "use max_tokens or max_completion_tokens"
             )
         self.name = f"openai/{model}"
+        check_base_url(f"--model {self.name}", base_url)
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
@@ -129,10 +132,7 @@ class OpenAICompatCandidate:
         key = os.environ.get(api_key_env)
         if not key:
             if base_url is None:
-                raise InputError(
-                    f"--model {self.name}: environment variable {api_key_env} is not set; "
-                    f"export it, pass api_key_env=NAME, or give base_url for a keyless server"
-                )
+                raise InputError(missing_key_message(f"--model {self.name}", api_key_env, keyless_server=True))
             key = _NO_KEY_PLACEHOLDER
         self._api_key = key
         self._redact = Redactor(key)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from sitbench.errors import InputError
 from sitbench.lineage._checks import load_dataset
 from sitbench.runs._rescore import run_dataset_dir
+from sitbench.runs._scoring import check_trials_in_dataset
 from sitbench.runs._store import RunStore
 from sitbench.schema import Observation
 from sitbench.stores._io import iter_jsonl, write_jsonl
@@ -71,6 +72,7 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
         raise InputError(f"{store.responses_path}: ends with a torn line ({store.torn_bytes} bytes after the last "
                          "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "
                          "before reading it again")
+    check_trials_in_dataset(ds, trials)
     for trial in trials:
         if trial.status != "completed" or trial.response_text is None:
             continue

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.schema import Category, Observation, Verdict
+from sitbench.schema._dataset import Suite
+
+ConfigId = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "G_budget", "agent"]
+"""A configuration: A–I, ``G_budget`` (budgeted G of the E6 token-scaling contrast), or ``agent`` (a run
+through the user's own agent, ``run --agent``: the agent is the architecture)."""
 
 
 class _Record(BaseModel):
@@ -33,8 +38,8 @@ class TrialRecord(_Record):
 
     trial_id: str
     """``CONFIG:PROBE_ID`` — unique within a run."""
-    config: str
-    """Configuration A–I."""
+    config: ConfigId
+    """Configuration A–I (or ``G_budget``)."""
     probe_id: str
     """Probe (evaluator-side id; never sent to the candidate)."""
     model: str
@@ -70,8 +75,8 @@ class ScoreRecord(_Record):
 
     trial_id: str
     """Matches the trial record."""
-    config: str
-    """Configuration A–I."""
+    config: ConfigId
+    """Configuration A–I (or ``G_budget``)."""
     probe_id: str
     """Probe id."""
     lineage_id: str
@@ -130,8 +135,19 @@ class RunManifest(_Record):
     git_commit: str | None = None
     """Commit of the sitbench checkout, when run from one."""
     dataset: dict[str, Any]
-    """Suite, seed, SHA-256 of the dataset manifest and counts."""
-    configs: list[str]
+    """Absolute path, suite, seed, SHA-256 of the dataset manifest and counts."""
+
+    @field_validator("dataset")
+    @classmethod
+    def _known_suite(cls, dataset: dict[str, Any]) -> dict[str, Any]:
+        # A free-form dict, but the fields a reader trusts are checked like any other enum or path.
+        suite = dataset.get("suite")
+        if suite is not None and suite not in get_args(Suite):
+            raise ValueError(f"suite {suite!r} is not one of {', '.join(get_args(Suite))}")
+        if "path" in dataset and not isinstance(dataset["path"], str):
+            raise ValueError(f"path must be a string (the dataset directory), got {dataset['path']!r}")
+        return dataset
+    configs: list[ConfigId]
     """Configurations run."""
     handler: Literal["native", "perfect"] = "native"
     """Evidence handler for D–H."""

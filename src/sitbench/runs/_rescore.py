@@ -56,7 +56,16 @@ def run_dataset_dir(run: Path, manifest: RunManifest, dataset: Path | None = Non
     Raises:
         InputError: that is not a directory.
     """
-    data_dir = dataset or Path(str(manifest.dataset.get("path", "")))
+    if dataset is not None:
+        if not dataset.is_dir():
+            raise InputError(f"--dataset {str(dataset)!r}: not a directory; give the dataset directory the run "
+                             "was made with")
+        return dataset
+    recorded = manifest.dataset.get("path")
+    if not recorded:
+        # Path("") is the working directory: never read whatever dataset happens to be there.
+        raise InputError(f"{run}/manifest.json: dataset.path is missing; pass the dataset with --dataset DIR")
+    data_dir = Path(recorded)
     if not data_dir.is_dir():
         raise InputError(f"{run}/manifest.json: dataset.path {str(data_dir)!r} is not a directory; "
                          "pass the dataset with --dataset")

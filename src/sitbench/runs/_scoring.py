@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sitbench.errors import InputError
 from sitbench.lineage import situated_state
 from sitbench.lineage._checks import LoadedDataset
 from sitbench.runs._records import ScoreRecord, TrialRecord
@@ -65,11 +66,25 @@ def _agent_fields(trial: TrialRecord) -> dict[str, float | int]:
             "agent_tokens": agent.usage.prompt_tokens + agent.usage.completion_tokens, "memory_ops": ops}
 
 
+def check_trials_in_dataset(ds: LoadedDataset, trials: list[TrialRecord]) -> None:
+    """Every trial's probe is a probe of ``ds``: a run read against another dataset stops here.
+
+    Raises:
+        InputError: naming the first trial whose probe the dataset lacks.
+    """
+    for trial in trials:
+        if trial.probe_id not in ds.hidden.probes:
+            raise InputError(f"responses.jsonl: trial {trial.trial_id!r}: probe_id {trial.probe_id!r} is not in "
+                             f"{ds.root / 'hidden' / 'probes.jsonl'}; the run was made on another dataset: give "
+                             "that one with --dataset DIR")
+
+
 def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extractor | None = None) -> list[ScoreRecord]:
     """One ScoreRecord per trial, in trial order (read by ``extractor``, the rule extractor by default)."""
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
     pair_of = {m: pair.pair_id for pair in ds.pairs.values() for m in pair.members}
     out: list[ScoreRecord] = []
+    check_trials_in_dataset(ds, trials)
     for trial in trials:
         probe = ds.hidden.probes[trial.probe_id]
         query = ds.visible.queries[probe.query_key]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Literal
 
 from pydantic import Field
 
@@ -103,6 +104,13 @@ class SubjectEvidence(Frozen):
     """Beliefs with history."""
 
 
+Suite = Literal["pilot", "dev", "heldout", "full", "e6"]
+"""The suites ``sitbench generate --suite`` writes."""
+
+Split = Literal["pilot", "dev", "heldout", "e6"]
+"""The splits a collision pair belongs to (``full`` holds dev and heldout pairs)."""
+
+
 class Pair(Frozen):
     """Pair-construction metadata (store 3): used only to certify the collision."""
 
@@ -110,8 +118,8 @@ class Pair(Frozen):
     """Evaluator-only pair id."""
     members: tuple[str, str]
     """The two lineage ids."""
-    split: str
-    """``pilot``, ``dev`` or ``heldout``."""
+    split: Split
+    """``pilot``, ``dev``, ``heldout`` or ``e6``."""
     profile_sha256: list[str]
     """SHA-256 of the serialized profile at each checkpoint (identical for both members)."""
     note: str = ""
@@ -121,8 +129,8 @@ class Pair(Frozen):
 class DatasetManifest(Frozen):
     """``manifest.json`` at a dataset's root. Deterministic: no timestamps."""
 
-    suite: str
-    """Suite name."""
+    suite: Suite
+    """Suite name (``sitbench generate --suite``)."""
     seed: int | None
     """Generator seed (None for the hand-authored pilot)."""
     generator_version: str

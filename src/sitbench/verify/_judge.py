@@ -27,16 +27,35 @@ class Judgement:
     partner: Verdict | None
 
 
+def _check_references(hidden: HiddenStore, queries: dict[str, Query]) -> None:
+    """Every probe names a lineage and a query the dataset holds (else judging one would fail mid-run)."""
+    for probe in hidden.probes.values():
+        if probe.lineage_id not in hidden.lineages:
+            raise InputError(f"hidden/probes.jsonl: probe {probe.probe_id}: lineage_id {probe.lineage_id!r} has no "
+                             f"file hidden/lineages/{probe.lineage_id}.json; the dataset is incomplete: check it with "
+                             "`sitbench validate DATASET`")
+        if probe.query_key not in queries:
+            raise InputError(f"hidden/probes.jsonl: probe {probe.probe_id}: query_key {probe.query_key!r} is not in "
+                             "visible/queries.jsonl; the dataset is incomplete: check it with "
+                             "`sitbench validate DATASET`")
+
+
 class Judge:
     """Holds the hidden store and the queries; extracts gold-blind, then scores."""
 
     def __init__(self, hidden: HiddenStore, queries: dict[str, Query],
                  policy: Literal["full", "routed"] = "full", extractor: Extractor | None = None) -> None:
+        """A judge over one dataset's hidden store and queries.
+
+        Raises:
+            InputError: a probe names a lineage or query the dataset does not hold.
+        """
         self.extractor: Extractor = extractor or RuleExtractor()
         """Stage 1 reader (the rule extractor unless another is given)."""
         self.hidden = hidden
         self.queries = queries
         self.policy = policy
+        _check_references(hidden, queries)
         self._vocabularies: dict[tuple[str, ...], Vocabulary] = {}
         self._supports: dict[str, Support] = {}
 

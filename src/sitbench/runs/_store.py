@@ -26,6 +26,9 @@ class RunStore:
 
     def require(self) -> RunStore:
         """Fail with a clear message when the directory is not a run."""
+        if (self.root / MANIFEST).is_dir():
+            raise InputError(f"{self.root / MANIFEST}: is a directory, not a file; a run's manifest is the JSON "
+                             "file `sitbench run` writes")
         if not (self.root / MANIFEST).is_file():
             raise InputError(f"{self.root}: not a run directory (no {MANIFEST}); create one with `sitbench run`")
         return self

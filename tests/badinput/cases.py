@@ -748,3 +748,65 @@ _plain("file instead of directory", "schema/out-is-a-file", lambda ws: ["schema"
        "s")
 _plain("bad enum", "cli/unknown-command", ["galactic"], "galactic")
 _plain("bad enum", "cli/unknown-option", ["validate", "--colour", "red", "x"], "--colour")
+
+
+# ---------------------------------------------------------------- the wrong kind of input, environment variables
+
+
+def _wrong(kind: str, what: str, argv: Callable[[Workspace], list[str]], *names: str,
+           env: Callable[[Workspace], dict[str, str]] | None = None) -> None:
+    case(kind, what)(lambda ws: Invocation(argv(ws), names, env(ws) if env else {}))
+
+
+_wrong("wrong type/field", "score/a-dataset-not-a-run", lambda ws: ["score", str(ws.dataset())], "manifest.json",
+       "run_id")
+_wrong("wrong type/field", "run/resume-into-a-dataset",
+       lambda ws: ["run", str(ws.dataset()), "--model", "mock/oracle", "--out", str(ws.dataset()), "--resume"],
+       "manifest.json")
+_wrong("missing file", "validate/a-run-not-a-dataset", lambda ws: ["validate", str(ws.run())], "visible/subjects")
+_wrong("missing file", "tokens/a-run-not-a-dataset", lambda ws: ["stats", "tokens", str(ws.run())], "visible/subjects")
+_wrong("missing file", "metrics/a-dataset-not-a-run", lambda ws: ["metrics", str(ws.dataset())], "scores.jsonl")
+_wrong("missing file", "analyze/e6-run-is-a-dataset",
+       lambda ws: ["analyze", str(ws.run()), "--e6-run", str(ws.dataset())], "scores.jsonl")
+_wrong("wrong type/field", "res/score-sit-responses",
+       lambda ws: ["res", "score", str(ws.run() / "responses.jsonl")], "responses.jsonl", "line 1", "scenario_id")
+_wrong("wrong type/field", "chi/eimc-given-a-manifest", lambda ws: ["chi", "eimc", str(ws.chi() / "manifest.json")],
+       "manifest.json", "analysis")
+_wrong("wrong type/field", "report/res-given-a-chi-report",
+       lambda ws: ["report", str(ws.run()), "--out", str(ws.root / "r.html"), "--res", str(ws.chi() / "report.json")],
+       "report.json", "models")
+_wrong("wrong type/field", "report/chi-given-a-res-summary",
+       lambda ws: ["report", str(ws.run()), "--out", str(ws.root / "r.html"), "--chi", str(ws.res() / "summary.json")],
+       "summary.json", "models")
+_wrong("wrong type/field", "judge/batch-given-run-responses",
+       lambda ws: ["judge", str(ws.dataset()), "--batch", str(ws.run() / "responses.jsonl")], "responses.jsonl",
+       "probe")
+_wrong("wrong SQLite file", "cache/clear-given-a-json-file",
+       lambda ws: ["cache", "clear", "--cache-path", str(ws.dataset() / "manifest.json")], "manifest.json")
+_wrong("bad enum", "agreement/reference-is-a-path",
+       lambda ws: ["agreement", str(ws.run()), "--reference", "../../manifest"], "--reference")
+_wrong("bad enum", "score/unknown-extractor",
+       lambda ws: ["score", str(ws.run()), "--extractor", "crystal-ball"], "--extractor", "crystal-ball")
+_wrong("missing API key", "observe/llm-extractor-without-key",
+       lambda ws: ["observe", str(ws.run()), "--extractor", "llm:openai/gpt-4o-mini"], "OPENAI_API_KEY",
+       "--api-key-env", env=lambda ws: {"OPENAI_API_KEY": "", "SITBENCH_EXTRACTOR_BASE_URL": "",
+                                        "SITBENCH_EXTRACTOR_API_KEY_ENV": ""})
+_wrong("bad enum", "judge/extractor-base-url-not-a-url",
+       lambda ws: ["judge", str(ws.dataset()), "--probe", "PR-01", "--response", "x", "--extractor", "llm:openai/m"],
+       "SITBENCH_EXTRACTOR_BASE_URL", "notaurl", env=lambda ws: {"SITBENCH_EXTRACTOR_BASE_URL": "notaurl"})
+_wrong("unreadable file", "run/cache-dir-is-a-file",
+       lambda ws: ["run", str(ws.dataset()), "--config", "B", "--model", "mock/oracle", "--out", str(ws.root / "o"),
+                   "--cache"], "cache",
+       env=lambda ws: {"SITBENCH_CACHE_DIR": str(ws.file("cache", "not a folder"))})
+_wrong("mismatched dataset", "rescore/out-is-the-source-run",
+       lambda ws: ["rescore", str(ws.run()), "--out", str(ws.run())], "--out")
+_wrong("mismatched dataset", "merge/the-same-run-twice",
+       lambda ws: ["merge", str(ws.run()), str(ws.run()), "--out", str(ws.root / "merged")], "given twice")
+_wrong("out-of-range numeric", "run/shard-one-of-zero",
+       lambda ws: ["run", str(ws.dataset()), "--model", "mock/oracle", "--out", str(ws.root / "o"), "--shard", "1/0"],
+       "--shard")
+_wrong("wrong type/field", "show/sample-with-list",
+       lambda ws: ["show", str(ws.dataset()), "--list", "--sample", "2"], "--sample")
+_wrong("bad enum", "res/run-same-model-twice",
+       lambda ws: ["res", "run", "--model", "mock/oracle", "--model", "mock/oracle", "--out", str(ws.root / "r")],
+       "--model", "twice")

@@ -82,7 +82,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
         The report; missing trials are listed, not fatal (resume OUT to fill them).
 
     Raises:
-        InputError: fewer than one shard, OUT not empty, shards that disagree on the
+        InputError: fewer than one shard, a shard given twice, OUT not empty, shards that disagree on the
             dataset, configurations, handler, candidate, decoding or templates, or one
             trial with different content in two shards.
     """
@@ -90,6 +90,11 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
         raise InputError("sitbench merge: give at least one run directory")
     if out.exists() and any(out.iterdir()):
         raise InputError(f"--out {out}: already holds files; give a new or empty directory")
+    given: dict[Path, Path] = {}
+    for shard in shards:
+        if shard.resolve() in given:
+            raise InputError(f"{shard}: given twice (also as {given[shard.resolve()]}); give each shard once")
+        given[shard.resolve()] = shard
     stores = [RunStore(s).require() for s in shards]
     manifests = [s.manifest() for s in stores]
     first = manifests[0]

@@ -277,3 +277,38 @@ def test_supervisor_restarts_a_killed_and_an_oversized_server(smollm2_path: Path
     finally:
         server.stop()
     assert not _answers(server.base_url)
+
+
+@pytest.mark.slow
+@needs_local_server
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+def test_a_server_dies_with_the_process_that_started_it(smollm2_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    # The parent is killed by SIGKILL (as a runner on a timeout kills a test): no cleanup code
+    # runs, and yet the server must not outlive it.
+    code = ("import sys, time\n"
+            "from sitbench.candidates import LocalServer\n"
+            "server = LocalServer(sys.argv[1], n_ctx=512)\n"
+            "print(server.start().pid, flush=True)\n"
+            "time.sleep(600)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code, str(smollm2_path)], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    server_pid = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{server_pid}/stat").read_text().split()[2]
+        except OSError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(server_pid, signal.SIGKILL)
+        raise AssertionError(f"server {server_pid} outlived the process that started it")

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from sitbench.errors import SitbenchError
 
 _STDERR_TAIL_LINES = 15
+_PARENT_ENV = "SITBENCH_SERVER_PARENT_PID"
 
 
 class LocalServerError(SitbenchError):
@@ -237,7 +238,7 @@ class LocalServer:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={**os.environ, "PYTHONUNBUFFERED": "1", _PARENT_ENV: str(os.getpid())},
             )
         self._process = process
         deadline = time.monotonic() + self.startup_timeout_s
@@ -340,6 +341,25 @@ def serve_local_model(
         server.log_path.unlink(missing_ok=True)
 
 
+def _die_with_parent() -> None:
+    """End this server when the process (thread) that started it dies, even by SIGKILL (Linux).
+
+    A test runner killed on a timeout would otherwise leave a model server holding memory and a
+    port, unowned. The parent's pid comes in the environment, so a parent that died before the
+    request was made is noticed too.
+    """
+    parent = os.environ.get(_PARENT_ENV)
+    if sys.platform != "linux" or not parent:
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    if str(os.getppid()) != parent:
+        sys.exit(0)
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
@@ -354,6 +374,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 def _main(argv: list[str]) -> None:
     from sitbench.candidates.llamacpp import import_llama_cpp, without_extra_buffers
 
+    _die_with_parent()
     extra_buffers = "--sitbench-extra-buffers" in argv
     server_argv = [arg for arg in argv if arg != "--sitbench-extra-buffers"]
     llama_cpp = import_llama_cpp("local server")

@@ -65,6 +65,14 @@ def _import_target(spec: str) -> Any:
                              "defines the factory")
         # A stable, unique module name per file, so two example files may share a stem.
         name = f"_sitbench_agent_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+        if name in sys.modules:
+            # Imported once per process: an agent module may hold a store that allows one instance.
+            module = sys.modules[name]
+            factory = getattr(module, attribute, None)
+            if factory is None or not callable(factory):
+                raise InputError(f"--agent {spec!r}: {target} has no callable {attribute!r}; name the function "
+                                 "that returns an agent")
+            return factory
         module_spec = importlib.util.spec_from_file_location(name, path)
         if module_spec is None or module_spec.loader is None:
             raise InputError(f"--agent {spec!r}: {path} cannot be imported as Python")

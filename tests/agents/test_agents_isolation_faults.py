@@ -183,3 +183,24 @@ def test_resume_refuses_another_state_policy(pilot: Path, tmp_path: Path, http_a
     assert main(["run", str(pilot), "--agent", http_agent, "--out", str(out), "--resume",
                  "--agent-state", "reingest"]) == 2
     assert "--agent-state fork (now reingest)" in capsys.readouterr().err
+
+
+def test_cache_serves_whole_trials_without_calling_the_agent(pilot: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    recording = f"{__name__}:make_recording"
+    args = ["--agent", recording, "--cache", "--cache-path", str(cache)]
+    RECEIVED.clear()
+    assert main(["run", str(pilot), *args, "--out", str(tmp_path / "first")]) == 0
+    assert len(RECEIVED) > 22
+    RECEIVED.clear()
+    assert main(["run", str(pilot), *args, "--out", str(tmp_path / "second")]) == 0
+    assert RECEIVED == [], "every trial came from the cache"
+    first, second = RunStore(tmp_path / "first"), RunStore(tmp_path / "second")
+    assert [t.response_text for t in second.trials()] == [t.response_text for t in first.trials()]
+    counts = second.manifest().counts
+    assert counts["cache_hits"] == counts["calls"] == 28
+    assert second.manifest().cache == {"enabled": True, "epoch": 0, "unit": "trial"}
+    assert main(["score", str(tmp_path / "second")]) == 0
+    # Another epoch samples afresh.
+    assert main(["run", str(pilot), *args, "--epoch", "1", "--out", str(tmp_path / "third")]) == 0
+    assert len(RECEIVED) > 22

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import itertools
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -39,6 +41,7 @@ from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
 from sitbench.errors import InputError
 from sitbench.lineage._checks import load_dataset, run_checks
 from sitbench.runs._audit import IsolationAudit
+from sitbench.runs._cache import ResponseCache
 from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
 from sitbench.runs._runner import Runner, RunOptions, _dataset_fields, _git_commit
 from sitbench.runs._store import RunStore
@@ -176,7 +179,8 @@ class AgentRunner(Runner):
             configs=[AGENT_CONFIG], handler="native",
             candidate={"spec": self.model, "provider": "agent", "transport": self.agent.transport.value,
                        **info.model_dump(mode="json")},
-            provider="agent", cache={"enabled": False, "bypassed": "agent runs are not cached"},
+            provider="agent", cache=({"enabled": True, "epoch": self.options.epoch, "unit": "trial"}
+                                     if self.options.response_cache is not None else {"enabled": False}),
             decoding=DecodingConfig(), retriever=None, templates_sha256=templates_sha256(),
             shard=f"{self.options.shard[0]}/{self.options.shard[1]}" if self.options.shard else None,
             session_reset_policy=RESET_POLICY,
@@ -262,6 +266,24 @@ class AgentRunner(Runner):
         except Exception:  # noqa: BLE001, S110 - releasing a state is best effort; the trial's record is already made
             pass
 
+    def _cache_keys(self, payload_json: str, query: Query) -> list[str]:
+        """One response-cache key per turn of a trial: the agent, its options, the exact ingest payload,
+        the whole schedule and the epoch decide every answer of a deterministic agent."""
+        info = self.agent.info
+        base = hashlib.sha256(json.dumps({
+            "agent": self.model, "name": info.name, "version": info.version, "model": info.model,
+            "options": self.agent.options, "evidence": hashlib.sha256(payload_json.encode()).hexdigest(),
+            "schedule": [agent_turn(query, i).model_dump(mode="json") for i in range(len(query.turns))],
+            "epoch": self.options.epoch}, sort_keys=True).encode()).hexdigest()
+        return [f"agent:{base}:{i}" for i in range(len(query.turns))]
+
+    def _from_cache(self, keys: list[str]) -> list[CandidateResponse] | None:
+        cache = self.options.response_cache
+        if cache is None:
+            return None
+        found = [cache.get(key) for key in keys]
+        return None if any(r is None for r in found) else found  # type: ignore[return-value]
+
     async def _trial(self, config: str, probe_id: str) -> TrialRecord:
         probe = self.ds.hidden.probes[probe_id]
         query = self.ds.visible.queries[probe.query_key]
@@ -270,6 +292,9 @@ class AgentRunner(Runner):
         payload = agent_subject(subject, query)
         payload_json = payload.model_dump_json()
         self.audit.check(trial_id, subject.subject, [Message(role="user", content=payload_json)])
+        keys = self._cache_keys(payload_json, query) if self.options.response_cache is not None else []
+        if (cached := self._from_cache(keys)) is not None:
+            return self._cached_trial(trial_id, config, probe_id, query, payload, payload_json, cached)
         record: dict[str, Any] = {"usage": TokenUsage(), "ingest_ms": 0.0, "ingest_ops": [], "fork_ms": None}
         turns: list[TurnRecord] = []
         persisted: list[str] = []
@@ -313,6 +338,9 @@ class AgentRunner(Runner):
         finally:
             if record.get("agent") is not None:
                 await self._close(record["agent"])
+        if drop is None and self.options.response_cache is not None:
+            for key, turn_record in zip(keys, turns, strict=True):
+                self.options.response_cache.put(key, turn_record.response)
         accounting = AgentTrialRecord(
             state_policy=self.state_policy, subject_key=payload.subject_key,
             evidence_sha256=hashlib.sha256(payload_json.encode("utf-8")).hexdigest(),
@@ -322,6 +350,26 @@ class AgentRunner(Runner):
         return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model, turns=turns,
                            persisted=persisted, status="dropped" if drop else "completed", drop_reason=drop,
                            evidence_ms=record["ingest_ms"], agent=accounting)
+
+    def _cached_trial(self, trial_id: str, config: str, probe_id: str, query: Query, payload: AgentSubject,
+                      payload_json: str, cached: list[CandidateResponse]) -> TrialRecord:
+        """A trial served whole from the response cache: no agent call, nothing timed."""
+        turns = [TurnRecord(turn=i, session=t.session,
+                            messages=[Message(role="user", content=agent_turn(query, i).model_dump_json())],
+                            response=cached[i]) for i, t in enumerate(query.turns)]
+        sessions = [t.session for t in query.turns]
+        resets = sum(a != b for a, b in itertools.pairwise(sessions))
+        usage = TokenUsage(prompt_tokens=sum(r.usage.get("prompt_tokens", 0) for r in cached),
+                           completion_tokens=sum(r.usage.get("completion_tokens", 0) for r in cached))
+        accounting = AgentTrialRecord(
+            state_policy=self.state_policy, subject_key=payload.subject_key,
+            evidence_sha256=hashlib.sha256(payload_json.encode("utf-8")).hexdigest(),
+            withheld_records=payload.withheld_records, end_sessions=resets, usage=usage,
+            turn_ops=[[] for _ in cached])
+        persisted = [f"reset before session {b}: end_session(); served from the response cache"
+                     for a, b in itertools.pairwise(sessions) if a != b]
+        return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model, turns=turns,
+                           persisted=persisted, status="completed", agent=accounting)
 
     async def run(self, resume: bool = False) -> RunManifest:
         try:
@@ -338,13 +386,16 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
               resume: bool = False, max_connections: int = 8, timeout_s: float | None = None,
               on_trial: Callable[[TrialRecord], None] | None = None,
               on_start: Callable[[AgentRunner], None] | None = None,
-              options: dict[str, str] | None = None) -> RunManifest:
+              options: dict[str, str] | None = None, response_cache: ResponseCache | None = None,
+              epoch: int = 0) -> RunManifest:
     """Load ``agent_spec`` and run every probe of ``dataset`` through it into ``out``.
 
     Args:
         state: ``auto`` (fork when the agent supports it, else reingest), ``fork`` or ``reingest``.
         timeout_s: limit on each agent call (default 120 s).
         options: keyword arguments for the factory, as strings (``--agent-option KEY=VALUE``).
+        response_cache: serve whole trials from (and store completed ones in) this cache.
+        epoch: repetition index, part of every cache key.
 
     Raises:
         InputError: the agent cannot be loaded, or the options do not fit it.
@@ -358,7 +409,8 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     if state not in choices:
         raise InputError(f"--agent-state {state!r}: use auto, fork or reingest")
     policy = choices[state] or (StatePolicy.FORK if loaded.info.supports_fork else StatePolicy.REINGEST)
-    options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard))
+    options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard),
+                         response_cache=response_cache, epoch=epoch)
     runner = AgentRunner(dataset, loaded, out, options, policy, limit, on_trial=on_trial)
     if on_start:
         on_start(runner)
@@ -383,7 +435,8 @@ def parse_agent_options(values: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
                       shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
-                      max_drop_rate: float, agent_options: tuple[str, ...] = ()) -> None:
+                      max_drop_rate: float, agent_options: tuple[str, ...] = (), cache: bool = False,
+                      cache_path: Path | None = None, epoch: int = 0) -> None:
     """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
     import click
     from click.core import ParameterSource
@@ -397,13 +450,16 @@ def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | N
         raise InputError(f"--agent-option: the HTTP agent {agent} takes no options; configure the server instead")
     if model is not None:
         raise InputError(f"--model {model!r} and --agent {agent!r}: give one; an agent run has no candidate")
-    not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env",
-                      "cache", "cache_path", "epoch"]
+    not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env"]
     given = [name for name in not_for_agents if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
     if given:
         flags = ", ".join("--" + ("config" if n == "configs" else n.replace("_", "-")) for n in given)
-        raise InputError(f"--agent {agent!r}: {flags} do not apply to an agent run (the agent is the architecture, "
-                         "decodes and caches itself); leave them out")
+        raise InputError(f"--agent {agent!r}: {flags} do not apply to an agent run (the agent is the architecture "
+                         "and decodes itself); leave them out")
+    from sitbench.runs._cache import CACHE_FILE, ResponseCache
+    from sitbench.runs._runner import default_cache_dir
+
+    response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     started = time.perf_counter()
     progress = _progress(0, agent)
     with progress:
@@ -416,10 +472,15 @@ def agent_run_command(ctx: Any, dataset: Path, agent: str | None, model: str | N
             done = sum(t.status != "dropped" for t in RunStore(out).trials()) if resume else 0
             progress.update(task, total=total, completed=done)
 
-        manifest = run_agent(dataset, agent, out, state=state, shard=shard, resume=resume,
-                             max_connections=max_connections, timeout_s=timeout_s,
-                             on_trial=lambda _record: progress.advance(task), on_start=begin,
-                             options=parse_agent_options(agent_options))
+        try:
+            manifest = run_agent(dataset, agent, out, state=state, shard=shard, resume=resume,
+                                 max_connections=max_connections, timeout_s=timeout_s,
+                                 on_trial=lambda _record: progress.advance(task), on_start=begin,
+                                 options=parse_agent_options(agent_options), response_cache=response_cache,
+                                 epoch=epoch)
+        finally:
+            if response_cache is not None:
+                response_cache.close()
     attempted, completed = manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
     click.echo(f"{out}: {completed}/{attempted} trials completed in {time.perf_counter() - started:.1f}s "
                f"(agent state: {manifest.agent.state_policy.value if manifest.agent else '?'}); "

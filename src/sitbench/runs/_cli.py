@@ -116,7 +116,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.option("--agent", default=None, help="Run your own agent instead of a candidate: package.module:factory, "
               "path/to/file.py:factory, http://HOST:PORT (the HTTP agent protocol) or an installed agent's name. "
               "Each probe's schedule goes through ingest/respond/end_session; --timeout limits each agent call "
-              "(default 120 s); --config, --handler, decoding and cache options do not apply.")
+              "(default 120 s); --cache serves whole trials of the same agent, options, evidence and schedule; --config, "
+              "--handler and decoding options do not apply.")
 @click.option("--agent-state", type=click.Choice(["auto", "fork", "reingest"]), default="auto", show_default=True,
               help="How each agent trial starts clean: fork() an ingested state, or a fresh agent that ingests "
                    "again; auto forks when the agent supports it.")
@@ -184,7 +185,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         from sitbench.runs._agent_runner import agent_run_command
 
         agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
-                          max_connections, timeout_s, max_drop_rate, agent_options)
+                          max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch)
         return
     options: dict[str, object] = {}
     if base_url:

@@ -96,6 +96,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
+_NO_ARGS_IS_HELP: type | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 def _one_line(message: str) -> str:
     # The contract is one line per error: a message that wraps would read as several problems.
     return " ".join(message.split())
@@ -122,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:
+        if isinstance(exc, _NO_ARGS_IS_HELP):
+            # A group given no sub-command answers with its help page, not an error line.
+            exc.show()
+            return exc.exit_code
         if debug:
             traceback.print_exc()
         click.echo(f"error: {_one_line(_click_message(exc))}", err=True)

@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from ._harness import BadInput, Outcome, Templates, Workspace, check, problems
+from ._harness import (
+    BadInput,
+    Invocation,
+    Outcome,
+    Templates,
+    Workspace,
+    check,
+    execute,
+    problems,
+)
 from .cases import CASES
 
 
@@ -48,3 +57,11 @@ def test_in_a_real_process(case_id: str, templates: Templates, tmp_path: Path) -
                             env=env, timeout=120, check=False)
     found = problems(Outcome(result.returncode, result.stdout, result.stderr), invocation)
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("argv", [[], ["stats"], ["chi"]])
+def test_a_group_without_a_sub_command_still_shows_its_help(argv: list[str]) -> None:
+    """Usage errors become one line; the help page a bare group answers with is not squeezed into one."""
+    outcome = execute(Invocation(argv))
+    assert "Usage: sitbench" in outcome.err and "Commands:" in outcome.err
+    assert not outcome.err.startswith("error: ")

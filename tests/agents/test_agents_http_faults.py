@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import Counter
@@ -16,14 +17,21 @@ from typing import Any, ClassVar
 import pytest
 from agents_support import load_example
 
+from sitbench.lineage._checks import (
+    CONTRACT_FIELD_TOKENS,
+    isolation_tokens,
+    load_dataset,
+)
 from sitbench.runs import RunStore
 from sitbench.runs._agent_runner import run_agent
+from sitbench.schema import Act
 
 
 class _FaultyHandler(BaseHTTPRequestHandler):
     routes: ClassVar[dict[str, Any]] = {}
     attempts: ClassVar[Counter[str]] = Counter()
     faults: ClassVar[Counter[str]] = Counter()
+    received: ClassVar[list[str]] = []
     lock: ClassVar[threading.Lock] = threading.Lock()
 
     def _send(self, status: int, data: bytes) -> None:
@@ -37,7 +45,10 @@ class _FaultyHandler(BaseHTTPRequestHandler):
         self._send(200, json.dumps({"name": "faulty", "supports_fork": True}).encode())
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        raw = self.rfile.read(int(self.headers["content-length"]))
+        with self.lock:
+            self.received.append(raw.decode())
+        body = json.loads(raw)
         fault = None
         if self.path in ("/ingest", "/respond"):
             content = json.dumps({k: v for k, v in body.items() if k != "state"}, sort_keys=True)
@@ -72,6 +83,7 @@ def faulty_http_agent() -> Iterator[str]:
     _FaultyHandler.routes = load_example("http_agent_server").ROUTES
     _FaultyHandler.attempts.clear()
     _FaultyHandler.faults.clear()
+    _FaultyHandler.received.clear()
     server = _QuietServer(("127.0.0.1", 0), _FaultyHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}"
@@ -97,6 +109,11 @@ def test_http_faults_are_drops_with_reasons_and_resume_completes(pilot: Path, tm
         run_agent(pilot, faulty_http_agent, faulty, timeout_s=0.3, state="reingest", resume=True)
     final = RunStore(faulty).trials()
     assert all(t.status == "completed" for t in final)
+    # Everything that went over the wire carries no hidden id, contract field or act label.
+    ds = load_dataset(pilot)
+    tokens = set(re.findall(r"[\w-]+", "\n".join(_FaultyHandler.received)))
+    assert any('"subject_key"' in body for body in _FaultyHandler.received)
+    assert not tokens & (set(isolation_tokens(ds)) | set(CONTRACT_FIELD_TOKENS) | {a.value for a in Act})
     assert len((faulty / "responses.jsonl").read_text().splitlines()) == 22
     assert {t.trial_id: t.response_text for t in final} == {t.trial_id: t.response_text
                                                             for t in RunStore(clean).trials()}

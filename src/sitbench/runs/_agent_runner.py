@@ -152,6 +152,7 @@ class AgentRunner(Runner):
         self.audit = IsolationAudit.for_dataset(self.ds)
         self.on_trial = on_trial
         self._bases: dict[str, asyncio.Task[_Base]] = {}
+        self._audited: set[str] = set()
 
     def _check_resumable(self, existing: RunManifest) -> None:
         was_spec = existing.candidate.get("spec")
@@ -291,7 +292,10 @@ class AgentRunner(Runner):
         trial_id = f"{config}:{probe_id}"
         payload = agent_subject(subject, query)
         payload_json = payload.model_dump_json()
-        self.audit.check(trial_id, subject.subject, [Message(role="user", content=payload_json)])
+        if payload.subject_key not in self._audited:
+            # The key is a hash of the evidence: one audit covers every trial that ingests the same payload.
+            self.audit.check(trial_id, subject.subject, [Message(role="user", content=payload_json)])
+            self._audited.add(payload.subject_key)
         keys = self._cache_keys(payload_json, query) if self.options.response_cache is not None else []
         if (cached := self._from_cache(keys)) is not None:
             return self._cached_trial(trial_id, config, probe_id, query, payload, payload_json, cached)

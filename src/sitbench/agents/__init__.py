@@ -11,7 +11,6 @@ from sitbench.agents._http import AgentOutputError, HttpAgent, HttpAgentClient
 from sitbench.agents._loader import (
     AGENT_ENTRY_POINTS,
     LoadedAgent,
-    Transport,
     check_agent,
     load_agent,
     make_agent,
@@ -19,6 +18,7 @@ from sitbench.agents._loader import (
 from sitbench.agents._models import (
     AGENT_SCHEMAS,
     Ack,
+    AgentFailure,
     AgentInfo,
     AgentManifest,
     AgentReply,
@@ -34,6 +34,7 @@ from sitbench.agents._models import (
     StatePolicy,
     StateRequest,
     TokenUsage,
+    Transport,
 )
 from sitbench.agents._protocol import Agent, AgentFactory, ForkableAgent, agent_info
 
@@ -56,6 +57,7 @@ __all__ = [
     "Ack",
     "Agent",
     "AgentFactory",
+    "AgentFailure",
     "AgentInfo",
     "AgentManifest",
     "AgentOutputError",

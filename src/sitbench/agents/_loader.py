@@ -11,12 +11,11 @@ import inspect
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from sitbench.agents._http import HttpAgentClient
-from sitbench.agents._models import AgentInfo
+from sitbench.agents._models import AgentInfo, Transport
 from sitbench.agents._protocol import agent_info
 from sitbench.errors import InputError
 
@@ -24,15 +23,6 @@ from sitbench.errors import InputError
 AGENT_ENTRY_POINTS = "sitbench.agents"
 
 _METHODS = ("ingest", "respond", "end_session")
-
-
-class Transport(str, Enum):
-    """Where the agent runs."""
-
-    PYTHON = "python"
-    """A factory called in this process."""
-    HTTP = "http"
-    """A server speaking the HTTP agent protocol."""
 
 
 @dataclass

@@ -28,6 +28,26 @@ class StatePolicy(str, Enum):
     """Every trial gets a fresh agent from the factory, which ingests the subject again."""
 
 
+class Transport(str, Enum):
+    """Where the agent runs."""
+
+    PYTHON = "python"
+    """A factory called in this process."""
+    HTTP = "http"
+    """A server speaking the HTTP agent protocol."""
+
+
+class AgentFailure(str, Enum):
+    """Why an agent trial was dropped: the first words of its ``drop_reason``."""
+
+    ERROR = "agent error"
+    """A call raised (or the HTTP agent answered an error status)."""
+    TIMEOUT = "agent timeout"
+    """A call ran past the per-call timeout."""
+    MALFORMED = "agent malformed output"
+    """A call returned something the protocol does not allow."""
+
+
 class MemoryOp(str, Enum):
     """Kinds of memory operation an agent may report."""
 
@@ -139,8 +159,8 @@ class AgentManifest(_Model):
 
     spec: str
     """The ``--agent`` value."""
-    transport: str
-    """``python`` (a factory in process) or ``http``."""
+    transport: Transport
+    """In process (``python``) or over the HTTP agent protocol (``http``)."""
     info: AgentInfo
     """What the agent said about itself."""
     state_policy: StatePolicy

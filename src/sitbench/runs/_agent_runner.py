@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from sitbench._version import __version__
 from sitbench.agents import (
+    AgentFailure,
     AgentManifest,
     AgentOutputError,
     AgentReply,
@@ -186,7 +187,7 @@ class AgentRunner(Runner):
             shard=f"{self.options.shard[0]}/{self.options.shard[1]}" if self.options.shard else None,
             session_reset_policy=RESET_POLICY,
             verifier_version=existing.verifier_version if existing else None, tokenizer=TOKENIZER_NAME,
-            agent=AgentManifest(spec=self.model, transport=self.agent.transport.value, info=info,
+            agent=AgentManifest(spec=self.model, transport=self.agent.transport, info=info,
                                 state_policy=self.state_policy, timeout_s=self.timeout_s, withholding=WITHHOLDING,
                                 options=self.agent.options),
             extra=existing.extra if existing else {})
@@ -199,20 +200,20 @@ class AgentRunner(Runner):
                 result = await asyncio.wait_for(result, self.timeout_s)
             return result
         except TimeoutError:
-            raise _Drop(f"agent timeout: {what} ran past {self.timeout_s:g}s") from None
+            raise _Drop(f"{AgentFailure.TIMEOUT.value}: {what} ran past {self.timeout_s:g}s") from None
         except AgentOutputError as exc:
-            raise _Drop(f"agent malformed output: {exc}") from None
+            raise _Drop(f"{AgentFailure.MALFORMED.value}: {exc}") from None
         except _Drop:
             raise
         except Exception as exc:  # noqa: BLE001 - an agent that raises is a drop, never a crash or a wrong answer
-            raise _Drop(f"agent error: {what}: {exc!r}") from None
+            raise _Drop(f"{AgentFailure.ERROR.value}: {what}: {exc!r}") from None
 
     async def _fresh(self) -> Any:
         agent = await self._call("factory", lambda: make_agent(self.agent.factory))
         try:
             check_agent(self.agent.spec, agent)
         except InputError as exc:
-            raise _Drop(f"agent malformed output: {exc}") from None
+            raise _Drop(f"{AgentFailure.MALFORMED.value}: {exc}") from None
         return agent
 
     async def _ingest(self, agent: Any, subject: AgentSubject) -> tuple[float, IngestReport]:
@@ -222,7 +223,7 @@ class AgentRunner(Runner):
         try:
             return elapsed, _validated(report, IngestReport, "ingest")
         except AgentOutputError as exc:
-            raise _Drop(f"agent malformed output: {exc}") from None
+            raise _Drop(f"{AgentFailure.MALFORMED.value}: {exc}") from None
 
     async def _base(self, subject: AgentSubject) -> _Base:
         agent = await self._fresh()
@@ -253,7 +254,7 @@ class AgentRunner(Runner):
         try:
             check_agent(self.agent.spec, agent)
         except InputError as exc:
-            raise _Drop(f"agent malformed output: fork: {exc}") from None
+            raise _Drop(f"{AgentFailure.MALFORMED.value}: fork: {exc}") from None
         return agent
 
     async def _close(self, agent: Any) -> None:
@@ -323,7 +324,7 @@ class AgentRunner(Runner):
                     result = await self._call("respond", lambda sent=sent: agent.respond(sent))
                     reply = _validated(result, AgentReply, "respond", text_ok=True)
                 except (_Drop, AgentOutputError) as exc:
-                    reason = exc.reason if isinstance(exc, _Drop) else f"agent malformed output: {exc}"
+                    reason = exc.reason if isinstance(exc, _Drop) else f"{AgentFailure.MALFORMED.value}: {exc}"
                     turns.append(TurnRecord(turn=index, session=turn.session, messages=[message],
                                             response=CandidateResponse(text=None, status="drop", drop_reason=reason,
                                                                        provider="agent", model_sent=self.model)))

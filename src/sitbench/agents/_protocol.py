@@ -20,10 +20,13 @@ class Agent(Protocol):
 
     The harness calls, for each trial: ``ingest`` once (or ``fork`` of an agent that ingested the
     same evidence), then ``respond`` for every turn of the declared schedule, with ``end_session``
-    between sessions, then ``close`` when the agent exists. Projection to the turn's date,
-    disclosure to the interlocutor and provenance are the agent's job: that is what is measured.
+    between sessions, then ``close()`` (optional) when the harness is done with it. Projection to
+    the turn's date, disclosure to the interlocutor and provenance are the agent's job: that is
+    what is measured.
 
-    Methods may be ``async def`` (preferred: the harness can then time them out) or plain ones.
+    Methods may be ``async def`` (preferred: the harness can then time them out) or plain ones,
+    which run on the harness's event loop: a plain method that blocks forever cannot be timed out,
+    so make it async (or use the HTTP protocol) when it may hang.
     A method that raises, runs past the call timeout or returns something malformed drops the
     trial with the reason; it is re-attempted by ``sitbench run --resume``.
     """

@@ -312,3 +312,41 @@ def test_a_server_dies_with_the_process_that_started_it(smollm2_path: Path) -> N
     else:
         os.kill(server_pid, signal.SIGKILL)
         raise AssertionError(f"server {server_pid} outlived the process that started it")
+
+
+@pytest.mark.slow
+@needs_local_server
+def test_a_busy_server_is_not_taken_for_a_hung_one(smollm2_path: Path) -> None:
+    import threading
+    import time
+
+    from sitbench.candidates import LocalServer
+
+    # Every /v1 route waits for the model's lock: while long prompts queue, /v1/models does not
+    # answer, and a supervisor that read that as a hang restarted a working server mid-run.
+    server = LocalServer(smollm2_path, n_ctx=4096, n_threads=1, unhealthy_after_s=1.0)
+    body = json.dumps({"model": "m", "max_tokens": 32,
+                       "messages": [{"role": "user", "content": "word " * 2500}]}).encode()
+
+    def long_request() -> None:
+        request = urllib.request.Request(f"{server.base_url}/chat/completions", data=body,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=600) as reply:
+            reply.read()
+
+    try:
+        server.start()
+        workers = [threading.Thread(target=long_request) for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        events = []
+        for _ in range(4):
+            time.sleep(0.6)
+            events += server.check()
+        busy = any(worker.is_alive() for worker in workers)
+        for worker in workers:
+            worker.join()
+    finally:
+        server.stop()
+    assert busy, "the requests ended before the checks; make them longer"
+    assert events == [] and server.restarts == 0

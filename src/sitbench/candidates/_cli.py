@@ -57,9 +57,10 @@ def _stop_on_sigterm(_signum: int, _frame: FrameType | None) -> None:
 @click.option("--max-restarts", default=5, show_default=True, type=click.IntRange(0, 1000),
               help="Give up (exit 1) after this many restarts of a dead, hung or oversized server.")
 @click.option("--check-every", default=2, show_default=True, type=click.IntRange(1, 3600),
-              help="Seconds between health checks (alive, /v1/models answers, memory).")
+              help="Seconds between health checks (alive, its HTTP loop answers, memory).")
 @click.option("--unhealthy-after", default=60, show_default=True, type=click.IntRange(1, 86_400),
-              help="Restart a live server that has not answered /v1/models for this many seconds.")
+              help="Restart a live server whose HTTP loop has not answered for this many seconds "
+                   "(a busy model is not a hang: the check does not wait for it).")
 @click.option("--status-every", default=300, show_default=True, type=click.IntRange(0, 86_400),
               help="Seconds between status lines on stderr (RSS, restarts); 0: none.")
 @click.option("--startup-timeout", default=120, show_default=True, type=click.IntRange(1, 3600),

@@ -64,6 +64,21 @@ def _models_ready(base_url: str) -> list[str] | None:
     return [str(item.get("id")) for item in payload.get("data", [])]
 
 
+def _loop_answers(base_url: str) -> bool:
+    """Whether the server's HTTP event loop answers (``/openapi.json``, served without the model).
+
+    Every ``/v1`` route of llama_cpp.server waits for the model's lock, so a server busy with
+    a long prompt does not answer ``/v1/models`` for as long as its queue lasts; that is
+    work, not a hang, and must not be restarted.
+    """
+    root = base_url.removesuffix("/v1")
+    try:
+        with urllib.request.urlopen(f"{root}/openapi.json", timeout=5) as reply:
+            return bool(reply.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
 def server_command(
     gguf_path: Path,
     *,
@@ -167,8 +182,8 @@ class LocalServer:
             alias: Model id the server reports; the file name by default.
             prompt_cache: Keep llama.cpp's RAM cache of prompt states (unbounded growth).
             max_rss_bytes: Restart the server when its resident memory passes this.
-            unhealthy_after_s: Restart a live server that has not answered ``/v1/models``
-                for this long.
+            unhealthy_after_s: Restart a live server whose HTTP loop has not answered for
+                this long (a queue of long prompts is not a hang: see :func:`_loop_answers`).
             startup_timeout_s: Longest wait for ``/v1/models`` to answer after a start.
             extra_buffers: Allow llama.cpp's extra CPU buffer types.
             extra_args: More ``llama_cpp.server`` arguments.
@@ -277,11 +292,11 @@ class LocalServer:
             if self.max_rss_bytes is not None and rss is not None and rss > self.max_rss_bytes:
                 events.append(ServerEvent(kind=ServerEventKind.OVER_MEMORY, pid=process.pid,
                                           detail=f"RSS {rss / 2**20:,.0f} MiB > limit {self.max_rss_bytes / 2**20:,.0f} MiB"))
-            elif _models_ready(self.base_url) is not None:
+            elif _loop_answers(self.base_url):
                 self._last_healthy = time.monotonic()
             elif time.monotonic() - self._last_healthy > self.unhealthy_after_s:
                 events.append(ServerEvent(kind=ServerEventKind.UNHEALTHY, pid=process.pid,
-                                          detail=f"no answer from /v1/models for {self.unhealthy_after_s:g}s"))
+                                          detail=f"its HTTP loop has not answered for {self.unhealthy_after_s:g}s"))
         if events:
             _stop(process)
             self.restarts += 1

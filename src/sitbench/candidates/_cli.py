@@ -75,13 +75,19 @@ def serve(model: str, host: str, port: int, n_ctx: int, threads: int | None, ali
     It is supervised: checked every --check-every seconds, and restarted when it
     exits, stops answering, or passes --max-rss-mb. While it restarts, clients see
     refused connections, which `sitbench run` retries with backoff. The first stdout
-    line says where it listens; events go to stderr.
+    line says where it listens and how to point `sitbench run` at it; events go to
+    stderr.
+
+    The server answers one request at a time, so run against it with
+    --max-connections 1: more connections only queue (a queued call can outlast
+    --timeout and be sent again), and trials that come in order share the start of
+    their prompts, which the server does not evaluate twice.
 
     \b
     Examples:
       sitbench serve smollm2 --port 8080
       sitbench run data/pilot --config all --model openai/smollm2 \\
-          --base-url http://127.0.0.1:8080/v1 --max-connections 2 --out runs/smollm2
+          --base-url http://127.0.0.1:8080/v1 --max-connections 1 --out runs/smollm2
       sitbench serve path/to/model.gguf --n-ctx 8192 --threads 8
     """
     path, default_alias = _resolve_model(model)
@@ -94,7 +100,7 @@ def serve(model: str, host: str, port: int, n_ctx: int, threads: int | None, ali
     try:
         started = server.start()
         click.echo(f"serving {server.alias} at {server.base_url} (pid {started.pid}); "
-                   f"use --model openai/{server.alias} --base-url {server.base_url}")
+                   f"use --model openai/{server.alias} --base-url {server.base_url} --max-connections 1")
         sys.stdout.flush()
         last_status = time.monotonic()
         while True:

@@ -74,6 +74,16 @@ def test_run_writes_progress_lines_to_stderr(pilot: Path, tmp_path: Path, monkey
     assert "mock/oracle: " not in captured.out  # progress never mixes into the command's output
 
 
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "1e9"])
+def test_a_bad_progress_interval_is_one_clean_error(value: str, pilot: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(INTERVAL_ENV, value)
+    assert main(["run", str(pilot), "--config", "B", "--model", "mock/oracle", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: environment variable {INTERVAL_ENV}=")
+
+
 def test_run_and_score_end_with_the_next_command(pilot: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r"

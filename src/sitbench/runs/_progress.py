@@ -8,6 +8,7 @@ interval prints nothing, which keeps test output and quick runs quiet.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -15,6 +16,8 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self, TextIO
+
+from sitbench.errors import InputError
 
 DEFAULT_INTERVAL_S = 10.0
 """Seconds between two progress lines when stderr is not a terminal."""
@@ -30,8 +33,11 @@ def _interval() -> float:
     try:
         value = float(raw)
     except ValueError:
-        return DEFAULT_INTERVAL_S
-    return value if value > 0 else DEFAULT_INTERVAL_S
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 86_400):
+        raise InputError(f"environment variable {INTERVAL_ENV}={raw!r}: use a number of seconds in (0, 86400], "
+                         f"or unset it for the default {DEFAULT_INTERVAL_S:g}")
+    return value
 
 
 def _duration(seconds: float) -> str:

@@ -128,3 +128,26 @@ def test_the_readme_example_agent_runs_the_pilot(pilot: Path, tmp_path: Path) ->
     assert len(trials) == 22 and all(t.status == "completed" for t in trials)
     assert RunStore(out).manifest().agent.info.name == "my-agent"
     assert any(t.agent.turn_ops and t.agent.turn_ops[-1] for t in trials)
+
+
+class _BadDescribe:
+    async def ingest(self, subject: object) -> None: ...
+
+    async def respond(self, turn: object) -> str:
+        return ""
+
+    async def end_session(self) -> None: ...
+
+    def describe(self) -> dict:
+        return {"name": "x", "colour": "blue"}
+
+
+def make_bad_describe() -> _BadDescribe:
+    return _BadDescribe()
+
+
+def test_a_describe_that_does_not_validate_is_bad_input(pilot: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(pilot), "--agent", f"{__name__}:make_bad_describe", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "describe() must return an AgentInfo" in err and "colour" in err

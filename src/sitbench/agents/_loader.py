@@ -154,4 +154,9 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
             close()
         return LoadedAgent(spec, Transport.PYTHON, factory, AgentInfo(name=spec), options=dict(options or {}))
     check_agent(spec, first)
-    return LoadedAgent(spec, Transport.PYTHON, factory, agent_info(first), options=dict(options or {}))
+    try:
+        info = agent_info(first)
+    except Exception as exc:  # noqa: BLE001 - the user's describe() may raise or return anything
+        raise InputError(f"--agent {spec!r}: describe() must return an AgentInfo or a dict of its fields "
+                         f"(name, version, model, supports_fork): {exc!r}"[:400]) from None
+    return LoadedAgent(spec, Transport.PYTHON, factory, info, options=dict(options or {}))

@@ -13,7 +13,6 @@ from sitbench._options import SEED, Bounded
 from sitbench.errors import InputError
 from sitbench.glossary import category_label, configurations_help
 
-
 #: Exit code of a run whose share of dropped trials exceeds --max-drop-rate (2: bad input, 3: a prompt
 #: failed the payload-isolation audit).
 EXIT_TOO_MANY_DROPS = 4
@@ -73,7 +72,7 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
 
 
-def _warn_torn(store) -> None:  # noqa: ANN001
+def _warn_torn(store) -> None:
     """Say so when responses.jsonl ends in a torn line: that trial is not scored until it is re-run."""
     if store.torn_bytes:
         click.echo(f"warning: {store.responses_path} ends with a torn line ({store.torn_bytes} bytes after the last "
@@ -182,9 +181,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
       sitbench run data/pilot --agent examples/keyword_agent.py:make --out runs/kw
     """
     if agent is not None or model is None:
-        from sitbench.runs._agent_runner import agent_run_command
-
-        agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
+        _agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
                           max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch)
         return
     options: dict[str, object] = {}
@@ -200,24 +197,84 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,
                                        cache_path=cache_path, epoch=epoch)
-    click.echo(f"{out}: {completed}/{attempted} trials completed in {time.perf_counter() - started:.1f}s; "
-               f"next: sitbench score {out}")
+    _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
+                same="same `sitbench run` command (same dataset, --model, --config and decoding options)")
+
+
+def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_drop_rate: float, *,
+                same: str, detail: str = "") -> None:
+    """The end of `sitbench run`: counts and the next command; dropped trials by reason; exit 4 above the rate."""
+    click.echo(f"{out}: {completed}/{attempted} trials completed in {seconds:.1f}s{detail}; next: sitbench score {out}")
     dropped = attempted - completed
-    if dropped:
-        from collections import Counter
+    if not dropped:
+        return
+    from collections import Counter
 
-        from sitbench.runs._store import RunStore
+    from sitbench.runs._store import RunStore
 
-        reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).trials()
-                          if t.status == "dropped")
-        listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
-        click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
-                   "Re-attempt them by running the same `sitbench run` command (same dataset, --model, --config "
-                   "and decoding options) with --resume added.", err=True)
-        if attempted and dropped / attempted > max_drop_rate:
-            click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
-                       f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
-            raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)
+    reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).trials()
+                      if t.status == "dropped")
+    listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
+    click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
+               f"Re-attempt them by running the {same} with --resume added.", err=True)
+    if attempted and dropped / attempted > max_drop_rate:
+        click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
+                   f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
+        raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)
+
+
+def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
+                      shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
+                      max_drop_rate: float, agent_options: tuple[str, ...] = (), cache: bool = False,
+                      cache_path: Path | None = None, epoch: int = 0) -> None:
+    """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
+    from click.core import ParameterSource
+
+    from sitbench.runs._agent_runner import AgentRunner, parse_agent_options, run_agent
+    from sitbench.runs._store import RunStore
+
+    if agent is None:
+        raise InputError("sitbench run: give --model (a candidate, e.g. --model mock/oracle) or --agent (your own "
+                         "agent, e.g. --agent examples/keyword_agent.py:make)")
+    if agent_options and agent.startswith(("http://", "https://")):
+        raise InputError(f"--agent-option: the HTTP agent {agent} takes no options; configure the server instead")
+    if model is not None:
+        raise InputError(f"--model {model!r} and --agent {agent!r}: give one; an agent run has no candidate")
+    not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env"]
+    given = [name for name in not_for_agents if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
+    if given:
+        flags = ", ".join("--" + ("config" if n == "configs" else n.replace("_", "-")) for n in given)
+        raise InputError(f"--agent {agent!r}: {flags} do not apply to an agent run (the agent is the architecture "
+                         "and decodes itself); leave them out")
+    from sitbench.runs._cache import CACHE_FILE, ResponseCache
+    from sitbench.runs._runner import default_cache_dir
+
+    response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
+    started = time.perf_counter()
+    progress = _progress(0, agent)
+    with progress:
+        task = progress.add_task("run", total=None)
+
+        def begin(runner: AgentRunner) -> None:
+            from sitbench.runs._runner import trial_ids
+
+            total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard))
+            done = sum(t.status != "dropped" for t in RunStore(out).trials()) if resume else 0
+            progress.update(task, total=total, completed=done)
+
+        try:
+            manifest = run_agent(dataset, agent, out, state=state, shard=shard, resume=resume,
+                                 max_connections=max_connections, timeout_s=timeout_s,
+                                 on_trial=lambda _record: progress.advance(task), on_start=begin,
+                                 options=parse_agent_options(agent_options), response_cache=response_cache,
+                                 epoch=epoch)
+        finally:
+            if response_cache is not None:
+                response_cache.close()
+    attempted, completed = manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
+    state_used = manifest.agent.state_policy.value if manifest.agent else "?"
+    _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
+                detail=f" (agent state: {state_used})", same="same `sitbench run` command")
 
 
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,

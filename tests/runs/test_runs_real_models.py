@@ -11,6 +11,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,61 +33,162 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HAVE_SERVER, reason=SKIP_
 
 CONFIGS = list("ABCDEFGHI")
 MAX_TOKENS = 16
-# llama.cpp defaults to half the cores; the model is small and the harness is idle while it runs.
-THREADS = os.cpu_count() or 1
+# One connection, and llama.cpp's default threads (half the cores): consecutive trials of a
+# configuration share their prompt's beginning, which the server reuses only when they come in
+# order, and more threads than free cores spin-wait. Measured on config H of the pilot on a busy
+# 2-core machine: 134 s this way, 322 s with two connections and two threads.
+CONNECTIONS = "1"
+
+
+# The bound the server of `sitbench serve` stays under over the whole pilot with its default
+# settings (about 0.7 GB measured; with llama.cpp's prompt cache it passed 20 GB).
+SERVER_RSS_BOUND = 2 * 2**30
+
+
+class ServedModel:
+    """`sitbench serve smollm2` in its own process, as a user starts it, with an RSS sampler."""
+
+    def __init__(self, log: Path) -> None:
+        import subprocess
+        import sys
+
+        from sitbench.candidates._local_server import free_port
+
+        self.port = free_port()
+        self.log = log
+        with log.open("wb") as sink:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "sitbench", "serve", "smollm2", "--port", str(self.port),
+                 "--check-every", "1", "--status-every", "0"],
+                stdout=subprocess.PIPE, stderr=sink, text=True)
+        assert self.process.stdout is not None
+        ready = self.process.stdout.readline()
+        assert ready.startswith("serving smollm2 at "), log.read_text()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        assert self.base_url in ready
+        self.peak_rss = 0
+        self._stop = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+
+    def server_pid(self) -> int | None:
+        """The llama.cpp server process the supervisor runs now (it changes on a restart)."""
+        try:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
+
+    def _sample(self) -> None:
+        from sitbench.candidates._local_server import process_rss_bytes
+
+        while not self._stop.wait(0.25):
+            pid = self.server_pid()
+            rss = process_rss_bytes(pid) if pid is not None else None
+            if rss is not None:
+                self.peak_rss = max(self.peak_rss, rss)
+
+    def close(self) -> int:
+        import signal
+
+        self._stop.set()
+        self._sampler.join(timeout=5)
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=60)
 
 
 @pytest.fixture(scope="module")
-def smollm2_url() -> Iterator[str]:
-    from sitbench.candidates import serve_local_model
-    from sitbench.candidates.llamacpp import find_shipped_gguf
-
-    # No prompt cache: llama.cpp's RAM cache of prompt states grew past 20 GB over the 198 trials on a
-    # loaded machine and the server was killed for memory; without it the server stays near 1 GB.
-    extra = ["--n_threads", str(THREADS)]
-    with serve_local_model(find_shipped_gguf("smollm2")[0], n_ctx=4096, alias="smollm2", extra_args=extra) as base_url:
-        yield base_url
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedModel]:
+    model = ServedModel(tmp_path_factory.mktemp("serve") / "serve.log")
+    try:
+        yield model
+    finally:
+        assert model.close() == 0, model.log.read_text()
 
 
-def _check_complete_run(run: Path, model_sent: str, provider: str) -> RunManifest:
+@pytest.fixture(scope="module")
+def smollm2_url(served: ServedModel) -> str:
+    return served.base_url
+
+
+def _check_complete_run(run: Path, model_sent: str, provider: str, configs: list[str] = CONFIGS) -> RunManifest:
     assert main(["score", str(run)]) == 0
     manifest = RunManifest.model_validate_json((run / "manifest.json").read_text())
-    assert manifest.counts["attempted"] == 198
-    assert manifest.counts["completed"] == 198, Counter(
+    trials = 22 * len(configs)
+    assert manifest.counts["attempted"] == trials
+    assert manifest.counts["completed"] == trials, Counter(
         json.loads(line)["drop_reason"] for line in (run / "responses.jsonl").read_text().splitlines())
     assert reporting_gaps(manifest) == []
     assert manifest.provider == provider and manifest.models_sent == [model_sent]
     assert manifest.decoding.max_tokens == MAX_TOKENS
     scores = load_scores(run)
-    assert len(scores) == 198
+    assert len(scores) == trials
     metrics = compute_metrics(scores)
-    assert sorted(metrics) == CONFIGS
-    for config in CONFIGS:
+    assert sorted(metrics) == configs
+    for config in configs:
         counts = metrics[config].counts
         assert sum(counts[c].attempted for c in "ABCDEFGH") == 22
         assert sum(counts[c].completed for c in "ABCDEFGH") == 22
     return manifest
 
 
-def test_pilot_all_configurations_through_llama_server(smollm2_url: str, pilot: Path, tmp_path: Path) -> None:
+def test_pilot_all_configurations_through_sitbench_serve(served: ServedModel, pilot: Path, tmp_path: Path) -> None:
     run = tmp_path / "server"
-    assert main(["run", str(pilot), "--config", "all", "--model", "openai/smollm2", "--base-url", smollm2_url,
-                 "--max-tokens", str(MAX_TOKENS), "--max-connections", "2", "--timeout", "300",
+    assert main(["run", str(pilot), "--config", "all", "--model", "openai/smollm2", "--base-url", served.base_url,
+                 "--max-tokens", str(MAX_TOKENS), "--max-connections", CONNECTIONS, "--timeout", "300",
                  "--out", str(run)]) == 0
     manifest = _check_complete_run(run, "smollm2", "openai-compatible")
     assert manifest.returned_models == ["smollm2"]
-    assert manifest.candidate["base_url"] == smollm2_url
+    assert manifest.candidate["base_url"] == served.base_url
+    # The server's memory stayed bounded over all 198 trials, and it never needed a restart.
+    assert 0 < served.peak_rss < SERVER_RSS_BOUND, f"peak RSS {served.peak_rss / 2**20:,.0f} MiB"
+    assert "restarted" not in served.log.read_text()
+
+
+def test_a_run_survives_the_server_being_killed(served: ServedModel, pilot: Path, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    run = tmp_path / "killed"
+    victim = served.server_pid()
+    assert victim is not None
+
+    def kill_after_some_trials() -> None:
+        deadline = time.monotonic() + 600
+        responses = run / "responses.jsonl"
+        while time.monotonic() < deadline:
+            if responses.exists() and len(responses.read_bytes().splitlines()) >= 4:
+                os.kill(victim, signal.SIGKILL)
+                return
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_after_some_trials, daemon=True)
+    killer.start()
+    assert main(["run", str(pilot), "--config", "B", "--model", "openai/smollm2", "--base-url", served.base_url,
+                 "--max-tokens", str(MAX_TOKENS), "--max-connections", CONNECTIONS, "--timeout", "300",
+                 "--max-retries", "8", "--out", str(run)]) == 0
+    killer.join(timeout=5)
+    manifest = RunManifest.model_validate_json((run / "manifest.json").read_text())
+    assert manifest.counts["completed"] == 22 and manifest.counts["dropped"] == 0
+    assert manifest.counts["retries"] > 0
+    assert served.server_pid() != victim
+    log = served.log.read_text()
+    assert "serve: exited" in log and "serve: restarted" in log
 
 
 @pytest.mark.skipif(not HAVE_LOCAL, reason=SKIP_REASON)
-def test_pilot_all_configurations_in_process(pilot: Path, tmp_path: Path) -> None:
+def test_pilot_in_process(pilot: Path, tmp_path: Path) -> None:
     from sitbench.runs._cli import execute_run
 
+    # Three configurations, not nine: the same prompts went through the server above, and
+    # what this adds is the in-process candidate's plumbing (no history, the longest
+    # chronicle, retrieval).
+    configs = ["A", "H", "I"]
     run = tmp_path / "local"
-    attempted, completed = execute_run(pilot, "local/smollm2", run, "all", max_connections=2, max_tokens=MAX_TOKENS,
-                                       model_options={"n_threads": THREADS, "n_ctx": 4096})
-    assert (attempted, completed) == (198, 198)
-    manifest = _check_complete_run(run, "SmolLM2-135M-Instruct.Q4_1.gguf", "llama.cpp")
+    attempted, completed = execute_run(pilot, "local/smollm2", run, ",".join(configs), max_connections=1,
+                                       max_tokens=MAX_TOKENS, model_options={"n_ctx": 4096})
+    assert (attempted, completed) == (66, 66)
+    manifest = _check_complete_run(run, "SmolLM2-135M-Instruct.Q4_1.gguf", "llama.cpp", configs)
     assert len(manifest.candidate["gguf_sha256"]) == 64
 
 

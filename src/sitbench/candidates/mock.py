@@ -1,4 +1,4 @@
-"""Deterministic mock candidates: ``mock/collapse`` and ``mock/oracle``.
+"""Deterministic mock candidates: ``mock/collapse``, ``mock/oracle`` and ``mock/memory-reader``.
 
 Both read only ``request.view`` — the structured twin of what their configuration's
 prompt shows — and never a contract, a label or an internal id.
@@ -10,6 +10,9 @@ prompt shows — and never a contract, a label or an internal id.
   the envelope's date, withholds what the speaker is not cleared for, rejects premises
   its evidence does not support, separates general knowledge from its own, reports
   belief history, and recalls what earlier sessions left in its state.
+- ``mock/memory-reader`` is the literal reader of the CHI memory panel
+  (:mod:`sitbench.chi._memory_reader`): it reads only the messages' text, takes the first line
+  that names the asked key and never adjudicates between records itself.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import re
 from typing import Any
 
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse
-from sitbench.candidates._registry import candidate
 from sitbench.errors import InputError
 
 _TIER_RANK = {"public": 0, "acquaintance": 1, "colleague": 2, "confidant": 3, "self": 4}
@@ -180,7 +182,6 @@ class OracleCandidate:
         return {"provider": "mock", "model": self.name, "policy": "rule-based situated agent over shown evidence"}
 
 
-@candidate("mock")
 def mock_candidate(name: str, **options: Any) -> CollapseCandidate | OracleCandidate:
     """``mock/collapse`` or ``mock/oracle``."""
     if options:
@@ -189,4 +190,4 @@ def mock_candidate(name: str, **options: Any) -> CollapseCandidate | OracleCandi
         return CollapseCandidate()
     if name == "oracle":
         return OracleCandidate()
-    raise InputError(f"--model mock/{name}: unknown mock; use mock/collapse or mock/oracle")
+    raise InputError(f"--model mock/{name}: unknown mock; use mock/collapse, mock/oracle or mock/memory-reader")

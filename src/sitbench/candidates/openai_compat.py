@@ -11,7 +11,6 @@ import os
 from typing import Any
 
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, response_schema
-from sitbench.candidates._registry import candidate
 from sitbench.candidates._remote import (
     RETRY_OPTION_TYPES,
     CallOutcome,
@@ -287,7 +286,6 @@ def _check_shape(completion: Any) -> None:
         raise MalformedResponse("response has no choices[0].message")
 
 
-@candidate("openai")
 def openai_candidate(name: str, **options: Any) -> OpenAICompatCandidate:
     """Factory for ``openai/MODEL``.
 

@@ -12,36 +12,28 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from sitbench._version import __version__
 from sitbench.candidates import (
     Candidate,
-    CandidateRequest,
-    CandidateResponse,
     DecodingConfig,
-    Message,
 )
 from sitbench.configs import (
     BUDGETED_G,
     CONFIGS,
     SESSION_RESET_POLICY,
     TOKENIZER_NAME,
-    BuildContext,
     ChronicleRetriever,
-    build_budgeted_prompt,
-    build_prompt,
-    count_prompt_tokens,
     templates_sha256,
 )
 from sitbench.errors import InputError
 from sitbench.lineage._checks import LoadedDataset, load_dataset, run_checks
 from sitbench.runs._audit import IsolationAudit
 from sitbench.runs._cache import CachedCandidate, ResponseCache, bypasses_cache
-from sitbench.runs._oracle import oracle_selection
-from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
+from sitbench.runs._records import RunManifest, TrialRecord
+from sitbench.runs._schedule import run_trial
 from sitbench.runs._store import RunStore
-from sitbench.schema import Query, envelope_for
 from sitbench.stores import MANIFEST, sha256_file
 from sitbench.stores._io import write_jsonl
 
@@ -219,61 +211,9 @@ class Runner:
         )
 
     async def _trial(self, config: str, probe_id: str) -> TrialRecord:
-        probe = self.ds.hidden.probes[probe_id]
-        query = self.ds.visible.queries[probe.query_key]
-        lineage = self.ds.hidden.lineages[probe.lineage_id]
-        subject = self.ds.visible.subjects[query.subject]
-        selected = None
-        if config == "I" or (self.options.handler == "perfect" and config in ("D", "E", "F", "G", "H", BUDGETED_G)):
-            selected = oracle_selection(probe, query, lineage, self.ds.hidden.registry)
-        trial_id = f"{config}:{probe_id}"
-        turns: list[TurnRecord] = []
-        persisted: list[str] = []
-        conversation: list[Message] = []
-        session_view: dict[str, Any] = {}
-        replies: list[dict[str, str]] = []
-        session = query.turns[0].session
-        prompt_tokens, evidence_ms, budget = 0, 0.0, None
-        for index, turn in enumerate(query.turns):
-            if turn.session != session:
-                conversation, replies = [], []
-                persisted.append(f"reset before session {turn.session}: {SESSION_RESET_POLICY[config]}")
-                session = turn.session
-            if not conversation:
-                # A session's first call carries the configuration's evidence; later calls in the
-                # same session replay exactly what was sent and answered, plus the new envelope.
-                context = BuildContext(retriever=self.retriever, selected=selected)
-                if config == BUDGETED_G:
-                    budgeted = build_budgeted_prompt(subject, query, index, context)
-                    build, budget = budgeted.build, budgeted.record.model_dump(mode="json")
-                else:
-                    build = build_prompt(config, subject, query, index, context)
-                messages, view, evidence_ms = build.messages, build.view, build.evidence_ms
-                session_view = view
-            else:
-                messages = [*conversation, Message(role="user", content=_envelope_text(query, index))]
-                view = session_view | {"utterance": turn.utterance, "tau": turn.t.isoformat(), "history": list(replies)}
-            self.audit.check(trial_id, subject.subject, messages)
-            request = CandidateRequest(trial_id=f"{trial_id}#{index}", messages=messages,
-                                       decoding=self.options.decoding, view=view)
-            try:
-                response = await self.candidate.complete(request)
-            except InputError:
-                raise
-            except Exception as exc:  # an answerer that raises is an infrastructure drop, never a wrong answer
-                response = CandidateResponse(text=None, status="drop", drop_reason=f"candidate error: {exc!r}"[:300])
-            turns.append(TurnRecord(turn=index, session=turn.session, messages=messages, response=response))
-            prompt_tokens = count_prompt_tokens(messages)
-            if response.status == "drop" or response.text is None:
-                return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model,
-                                   handler=self.options.handler, turns=turns, persisted=persisted, status="dropped",
-                                   drop_reason=response.drop_reason or "no response", prompt_tokens=prompt_tokens,
-                                   evidence_ms=evidence_ms, budget=budget)
-            conversation = [*messages, Message(role="assistant", content=response.text)]
-            replies.append({"user": messages[-1].content, "assistant": response.text})
-        return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=self.model,
-                           handler=self.options.handler, turns=turns, persisted=persisted, status="completed",
-                           prompt_tokens=prompt_tokens, evidence_ms=evidence_ms, budget=budget)
+        return await run_trial(self.ds, config, probe_id, self.candidate, model=self.model,
+                               handler=self.options.handler, decoding=self.options.decoding,
+                               retriever=self.retriever, audit=self.audit)
 
     async def run(self, resume: bool = False) -> RunManifest:
         """Run every trial not yet in responses.jsonl; returns the final manifest.
@@ -357,10 +297,6 @@ def _run_lock(root: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def _envelope_text(query: Query, index: int) -> str:
-    return envelope_for(query, index).render()
 
 
 def default_cache_dir() -> Path:

@@ -79,9 +79,13 @@ def check_trials_in_dataset(ds: LoadedDataset, trials: list[TrialRecord]) -> Non
                              "that one with --dataset DIR")
 
 
-def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extractor | None = None) -> list[ScoreRecord]:
-    """One ScoreRecord per trial, in trial order (read by ``extractor``, the rule extractor by default)."""
-    judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
+def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extractor | None = None,
+                 judge: Judge | None = None) -> list[ScoreRecord]:
+    """One ScoreRecord per trial, in trial order (read by ``extractor``, the rule extractor by default).
+
+    ``judge`` is a :class:`Judge` over ``ds`` to reuse across calls (its vocabularies and supports are
+    cached); it replaces ``extractor``, which it carries itself."""
+    judge = judge or Judge(ds.hidden, ds.visible.queries, extractor=extractor)
     pair_of = {m: pair.pair_id for pair in ds.pairs.values() for m in pair.members}
     out: list[ScoreRecord] = []
     check_trials_in_dataset(ds, trials)

@@ -103,8 +103,28 @@ class SituatedState:
         return self.truths.get(prop_id) is polarity
 
 
+# (lineage id, τ) → (the lineage, its state). Scoring asks for the same few hundred states across
+# tens of thousands of probes; the lineage is held, so an id cannot be reused while cached.
+_STATES: dict[tuple[int, dt.date], tuple[Lineage, SituatedState]] = {}
+
+
 def situated_state(lineage: Lineage, tau: dt.date) -> SituatedState:
-    """I_τ = F(H_≤τ): fold the projected events, acquisitions, relationships and beliefs."""
+    """I_τ = F(H_≤τ): fold the projected events, acquisitions, relationships and beliefs.
+
+    Computed once per (lineage, τ): lineages are frozen and the state is immutable, so callers
+    share it."""
+    key = (id(lineage), tau)
+    hit = _STATES.get(key)
+    if hit is not None and hit[0] is lineage:
+        return hit[1]
+    if len(_STATES) >= 8192:
+        _STATES.clear()
+    state = _situated_state(lineage, tau)
+    _STATES[key] = (lineage, state)
+    return state
+
+
+def _situated_state(lineage: Lineage, tau: dt.date) -> SituatedState:
     past = project(lineage, tau)
     truths: dict[str, bool] = {}
     tiers: dict[str, Tier] = {}

@@ -65,9 +65,19 @@ class Registry(Frozen):
     """Declared exhaustive scopes."""
 
     def by_id(self) -> dict[str, Proposition]:
-        """Map prop_id → proposition."""
-        return {p.prop_id: p for p in self.propositions}
+        """Map prop_id → proposition: one shared map per registry (the registry is frozen); do not modify it."""
+        hit = _BY_ID.get(id(self))
+        if hit is None or hit[0] is not self:
+            if len(_BY_ID) >= 64:
+                _BY_ID.clear()
+            hit = (self, {p.prop_id: p for p in self.propositions})
+            _BY_ID[id(self)] = hit
+        return hit[1]
 
     def domains(self) -> list[str]:
         """Semantic domains in first-seen order."""
         return list(dict.fromkeys(p.domain for p in self.propositions))
+
+
+# Registry id → (the registry, its map). The registry is held, so its id cannot be reused while cached.
+_BY_ID: dict[int, tuple[Registry, dict[str, Proposition]]] = {}

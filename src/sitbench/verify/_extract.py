@@ -570,8 +570,18 @@ class Vocabulary:
         self._typos = _typo_index(self.universe)
         self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
         self._domains_of_slot: dict[str, set[str]] = {}
+        # Indexes of the universe by equivalence class and slot: what a question asks is found by
+        # lookup rather than a pass over every proposition per envelope.
+        self._ids_of_class: dict[str, set[str]] = {}
+        self._ids_of_slot: dict[str, set[str]] = {}
+        self._non_epistemic_ids_of_slot: dict[str, set[str]] = {}
         for prop in self.universe:
             self._domains_of_slot.setdefault(prop.slot, set()).add(prop.domain)
+            if prop.equivalence_class:
+                self._ids_of_class.setdefault(prop.equivalence_class, set()).add(prop.prop_id)
+            self._ids_of_slot.setdefault(prop.slot, set()).add(prop.prop_id)
+            if not prop.predicate.is_epistemic:
+                self._non_epistemic_ids_of_slot.setdefault(prop.slot, set()).add(prop.prop_id)
         self_slots = {p.slot for p in self.universe if p.entity == "self"}
         # One combined cue regex over every closed-world declaration; the group name says which.
         self._cw_decls: list[tuple[ClosedWorldDeclaration, bool, bool]] = []
@@ -752,14 +762,19 @@ def _is_place(prop: Proposition) -> bool:
     return prop.predicate.is_place
 
 
+# One pattern per domain: a cue of the domain as a whole word (compiled once, not per call).
+_DOMAIN_CUE_PATTERNS: dict[str, re.Pattern[str]] = {
+    domain: re.compile(r"(?<!\w)(?:" + "|".join(re.escape(c) for c in cues) + r")(?!\w)", _I)
+    for domain, cues in DOMAIN_CUES.items()}
+
+
 def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFacts:
     key = (envelope.utterance, str(envelope.date))
     cached = vocabulary._envelope_cache.get(key)
     if cached is None:
         utterance = envelope.utterance
         mentioned = [p for p, _, _ in vocabulary.mentions(utterance) if not p.world_fact]
-        domains = {d for d, cues in DOMAIN_CUES.items()
-                   if any(re.search(r"(?<!\w)" + re.escape(c) + r"(?!\w)", utterance, _I) for c in cues)}
+        domains = {d for d, cue in _DOMAIN_CUE_PATTERNS.items() if cue.search(utterance)}
         domains |= {p.domain for p in mentioned}
         # Every question in the conversation is put to the identity, with or without a "you".
         addressed = bool(_SECOND_PERSON.search(utterance) or _FIRST_PERSON.search(utterance) or "?" in utterance)
@@ -768,20 +783,17 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
         questions = " ".join(m.group(0) for m in _SENTENCE.finditer(utterance)
                              if "?" in m.group(0) or _REQUEST.match(m.group(0))) or utterance
         named = [p for p, _, _ in vocabulary.mentions(questions)]
-        q_domains = {d for d, cues in DOMAIN_CUES.items()
-                     if any(re.search(r"(?<!\w)" + re.escape(c) + r"(?!\w)", questions, _I) for c in cues)}
+        q_domains = {d for d, cue in _DOMAIN_CUE_PATTERNS.items() if cue.search(questions)}
         q_domains |= {p.domain for p in named}
         classes = {p.equivalence_class for p in named if p.equivalence_class}
         q_props = {p.prop_id for p in named}
-        for prop in vocabulary.universe:
-            if prop.equivalence_class in classes:
-                q_props.add(prop.prop_id)
-            elif not prop.predicate.is_epistemic and any(prop.slot == n.slot for n in named):
-                q_props.add(prop.prop_id)
+        for equivalence_class in classes:
+            q_props |= vocabulary._ids_of_class.get(equivalence_class, set())
+        for slot in {n.slot for n in named}:
+            q_props |= vocabulary._non_epistemic_ids_of_slot.get(slot, set())
         presupposed = _presupposed(envelope, vocabulary)
-        for prop in vocabulary.universe:
-            if any(prop.slot == p.slot for p in presupposed):
-                q_props.add(prop.prop_id)  # answering about the premise's slot answers the question
+        for slot in {p.slot for p in presupposed}:
+            q_props |= vocabulary._ids_of_slot.get(slot, set())  # answering about the premise's slot answers the question
         question_stems = {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", questions)}
         for stance in vocabulary._stances:
             if _on_topic(stance.topic, question_stems):

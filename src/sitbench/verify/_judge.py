@@ -56,7 +56,7 @@ class Judge:
         self.queries = queries
         self.policy = policy
         _check_references(hidden, queries)
-        self._vocabularies: dict[tuple[str, ...], Vocabulary] = {}
+        self._vocabularies: dict[str, Vocabulary] = {}
         self._supports: dict[str, Support] = {}
 
     @cached_property
@@ -77,8 +77,10 @@ class Judge:
 
     def vocabulary(self, envelope: Envelope) -> Vocabulary:
         """X_q and D_CW for this envelope (cached per universe)."""
+        if self.policy == "full" and "full" in self._vocabularies:
+            return self._vocabularies["full"]  # the whole registry, whatever the envelope
         universe = extraction_universe(envelope, self.hidden.registry, self.policy)
-        key = tuple(p.prop_id for p in universe)
+        key = "full" if self.policy == "full" else ",".join(p.prop_id for p in universe)
         if key not in self._vocabularies:
             self._vocabularies[key] = Vocabulary(universe, self.hidden.registry.closed_world)
         return self._vocabularies[key]

@@ -36,10 +36,10 @@ def _loopback_only() -> Iterator[list[str]]:
         return real_getaddrinfo(host, *args, **kwargs)
 
     def check(sock: socket.socket, address: object) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
-            if not is_loopback(address[0]):
-                attempts.append(f"connect {address!r}")
-                raise OSError(101, f"test guard: {address!r} is not this machine")
+        inet = sock.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple)
+        if inet and not is_loopback(address[0]):  # type: ignore[index]
+            attempts.append(f"connect {address!r}")
+            raise OSError(101, f"test guard: {address!r} is not this machine")
 
     def connect(self, address):  # type: ignore[no-untyped-def]
         check(self, address)

@@ -1,6 +1,8 @@
-"""Proof of offline: the Inspect integration's tests, and the README's Inspect example, pass inside a
-network namespace that has only loopback (``unshare -rn``, ``lo`` up), where no outside host can be
-resolved or reached by this process or any it starts.
+"""Proof of offline: the pilot tests under Inspect (Inspect's own mockllm included) and the README's
+Inspect example, as commands, pass inside a network namespace that has only loopback (``unshare -rn``,
+``lo`` up), where no outside host can be resolved or reached by any process. (Every other test of this
+folder runs under the in-process guard of conftest.py, which fails a test on any outside lookup or
+connection.)
 
 Skips, with the reason, only where this machine cannot make such a namespace (no ``unshare``, or the
 kernel refuses new user and network namespaces); everywhere else a failure inside is a failure here.
@@ -51,9 +53,9 @@ def _in_netns(command: list[str], cwd: Path, env: dict[str, str], timeout: float
 pytestmark = pytest.mark.skipif(os.environ.get(INSIDE) == "1", reason="already inside the network namespace")
 
 
-def test_the_inspect_tests_pass_with_only_loopback(tmp_path: Path) -> None:
+def test_the_pilot_tests_pass_with_only_loopback(tmp_path: Path) -> None:
     result = _in_netns([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
-                        "--basetemp", str(tmp_path / "inner"), str(HERE)],
+                        "--basetemp", str(tmp_path / "inner"), str(HERE / "test_inspect_pilot.py")],
                        cwd=HERE.parents[1], env={"SITBENCH_CACHE_DIR": str(tmp_path / "cache")}, timeout=900)
     tail = (result.stdout + result.stderr)[-3000:]
     assert "netns_run: only lo, up" in result.stderr, tail
@@ -68,11 +70,5 @@ def test_the_readme_example_runs_with_only_loopback(tmp_path: Path) -> None:
     tail = (result.stdout + result.stderr)[-3000:]
     assert result.returncode == 0, tail
     metrics = json.loads((tmp_path / "metrics.json").read_text())["configs"]
-    assert sorted(metrics) == ["D", "H"] and metrics["D"]["macro_sit"] > 0.5
+    assert sorted(metrics) == ["D"] and metrics["D"]["macro_sit"] > 0.5
     assert (tmp_path / "runs" / "inspect-oracle" / "scores.jsonl").is_file()
-    from inspect_ai.log import read_eval_log
-
-    [mockllm] = [read_eval_log(str(path)) for path in (tmp_path / "logs-mockllm").glob("*.eval")]
-    # Inspect's own mockllm, offline too: every sample answered and scored, none errored.
-    assert mockllm.status == "success" and mockllm.samples and len(mockllm.samples) == 22
-    assert all(s.error is None and s.scores for s in mockllm.samples)

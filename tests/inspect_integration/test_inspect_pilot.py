@@ -12,7 +12,12 @@ import pytest
 pytest.importorskip("inspect_ai", reason='needs Inspect: pip install -e ".[inspect]" (or ".[dev]")')
 
 from inspect_ai.log import EvalLog, resolve_sample_attachments
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, get_model
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageUser,
+    ModelOutput,
+    get_model,
+)
 from inspect_support import comparable, run_sit, score_records_of, trials_of
 
 from sitbench.integrations.inspect_ai import mock_outputs, sample_id

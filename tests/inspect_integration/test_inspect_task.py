@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason='needs Inspect: pip install -e ".[inspect]" (or ".[dev]")')
 
-from inspect_support import comparable, run_sit, trials_of  # noqa: E402
+from inspect_support import comparable, run_sit, trials_of
 
-from sitbench.errors import InputError  # noqa: E402
-from sitbench.integrations.inspect_ai import sit  # noqa: E402
-from sitbench.runs._cli import execute_run  # noqa: E402
-from sitbench.runs._store import RunStore  # noqa: E402
+from sitbench.errors import InputError
+from sitbench.integrations.inspect_ai import sit
+from sitbench.runs._cli import execute_run
+from sitbench.runs._store import RunStore
 
 
 def _python(code: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -92,25 +92,26 @@ def test_task_parameters(pilot: Path) -> None:
     assert sit(dataset=str(pilot), config="B,I").metadata["sitbench"]["configs"] == ["B", "I"]
     assert one.config.temperature == 0.0 and one.config.max_tokens == 512 and one.config.seed == 0
     for bad, message in [
-        (dict(dataset=str(pilot), suite="pilot"), "not both"),
-        (dict(suite="pilot", seed=3), "takes no seed"),
-        (dict(suite="galaxy"), "-T suite=galaxy"),
-        (dict(dataset=str(pilot / "absent")), "not a directory"),
-        (dict(dataset=str(pilot), config="Z"), "unknown"),
-        (dict(dataset=str(pilot), handler="psychic"), "-T handler=psychic"),
-        (dict(dataset=str(pilot), extractor="crystal-ball"), "unknown extractor"),
+        ({"dataset": str(pilot), "suite": "pilot"}, "not both"),
+        ({"suite": "pilot", "seed": 3}, "takes no seed"),
+        ({"suite": "galaxy"}, "-T suite=galaxy"),
+        ({"dataset": str(pilot / "absent")}, "not a directory"),
+        ({"dataset": str(pilot), "config": "Z"}, "unknown"),
+        ({"dataset": str(pilot), "handler": "psychic"}, "-T handler=psychic"),
+        ({"dataset": str(pilot), "extractor": "crystal-ball"}, "unknown extractor"),
     ]:
         with pytest.raises(InputError, match=message):
             sit(**bad)
 
 
-def test_a_generated_suite_and_seed(pilot: Path) -> None:
-    task = sit(suite="dev", seed=1, config="B")
-    meta = task.metadata["sitbench"]["dataset"]
-    assert meta["suite"] == "dev" and meta["seed"] == 1
-    assert len(task.dataset) == meta["counts"]["probes"]
-    # Cached: the second task reads the same directory.
-    assert sit(suite="dev", seed=1, config="B").metadata["sitbench"]["dataset"]["path"] == meta["path"]
+def test_a_generated_suite_and_seed() -> None:
+    from sitbench.integrations.inspect_ai._context import resolve_dataset
+    from sitbench.lineage._checks import load_dataset
+
+    root = resolve_dataset(None, "dev", 1)
+    manifest = load_dataset(root).manifest
+    assert manifest is not None and (manifest.suite, manifest.seed) == ("dev", 1)
+    assert root.name == "dev-seed1" and resolve_dataset(None, "dev", 1) == root  # generated once, then cached
 
 
 def test_perfect_handler_matches_sitbench_run(pilot: Path, tmp_path: Path) -> None:

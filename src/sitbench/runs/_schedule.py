@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig, Message
+from sitbench.candidates import (
+    Candidate,
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+    Message,
+)
 from sitbench.configs import (
     BUDGETED_G,
     SESSION_RESET_POLICY,

@@ -21,7 +21,11 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError('sitbench.integrations.inspect_ai needs Inspect: pip install "sitbench[inspect]"') from exc
 
-from sitbench.integrations.inspect_ai._context import TRIAL_STORE_KEY, current_view, sample_id
+from sitbench.integrations.inspect_ai._context import (
+    TRIAL_STORE_KEY,
+    current_view,
+    sample_id,
+)
 from sitbench.integrations.inspect_ai._metrics import (
     category_validity,
     laa,
@@ -30,8 +34,19 @@ from sitbench.integrations.inspect_ai._metrics import (
     score_records,
     sitbench_metrics,
 )
-from sitbench.integrations.inspect_ai._model import SitbenchMockAPI, mock_outputs, offline_mockllm, offline_token_count
-from sitbench.integrations.inspect_ai._task import TASK_VERSION, sit, sit_schedule, sit_verifier, trial_samples
+from sitbench.integrations.inspect_ai._model import (
+    SitbenchMockAPI,
+    mock_outputs,
+    offline_mockllm,
+    offline_token_count,
+)
+from sitbench.integrations.inspect_ai._task import (
+    TASK_VERSION,
+    sit,
+    sit_schedule,
+    sit_verifier,
+    trial_samples,
+)
 
 __all__ = [
     "TASK_VERSION",

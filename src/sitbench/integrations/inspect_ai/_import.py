@@ -18,10 +18,18 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from sitbench.candidates import DecodingConfig
 from sitbench.errors import InputError
-from sitbench.integrations.inspect_ai._context import SAMPLE_METADATA_KEY, TRIAL_STORE_KEY
+from sitbench.integrations.inspect_ai._context import (
+    SAMPLE_METADATA_KEY,
+    TRIAL_STORE_KEY,
+)
 from sitbench.lineage._checks import load_dataset
 from sitbench.runs._records import RunManifest, TrialRecord
-from sitbench.runs._runner import _dataset_fields, summarize_trials, trial_ids, verify_run_dataset
+from sitbench.runs._runner import (
+    _dataset_fields,
+    summarize_trials,
+    trial_ids,
+    verify_run_dataset,
+)
 from sitbench.runs._store import RunStore
 from sitbench.stores._io import write_jsonl
 
@@ -43,7 +51,7 @@ def _read_log(path: Path) -> EvalLog:
                          "(`inspect log list` shows them)")
     try:
         return read_eval_log(str(path))
-    except Exception as exc:  # Inspect raises several kinds for a file that is not a log
+    except Exception as exc:  # noqa: BLE001 - Inspect raises several kinds for a file that is not a log
         raise InputError(f"{path}: not a readable Inspect log ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 

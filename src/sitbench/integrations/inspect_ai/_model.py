@@ -50,7 +50,7 @@ class SitbenchMockAPI(ModelAPI):
     """``sitbench/mock/oracle`` or ``sitbench/mock/collapse``: sitbench's mock candidates under Inspect."""
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:  # noqa: B008 - Inspect's own
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[],
                          config=config)
         if model_name not in MOCKS:

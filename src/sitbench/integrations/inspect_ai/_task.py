@@ -19,7 +19,12 @@ from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score, Target, score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from sitbench._version import __version__
-from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message
+from sitbench.candidates import (
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+    Message,
+)
 from sitbench.configs import SESSION_RESET_POLICY, TOKENIZER_NAME, templates_sha256
 from sitbench.errors import InputError
 from sitbench.integrations.inspect_ai._context import (
@@ -32,7 +37,12 @@ from sitbench.integrations.inspect_ai._context import (
     set_view,
     sit_context,
 )
-from sitbench.integrations.inspect_ai._metrics import category_validity, laa, leak_rates, macro_sit
+from sitbench.integrations.inspect_ai._metrics import (
+    category_validity,
+    laa,
+    leak_rates,
+    macro_sit,
+)
 from sitbench.integrations.inspect_ai._model import offline_mockllm
 from sitbench.runs._records import TrialRecord
 from sitbench.runs._runner import _dataset_fields, parse_configs, trial_ids
@@ -107,8 +117,8 @@ class _InspectCandidate:
         usage = {k: v for k, v in {"prompt_tokens": output.usage.input_tokens if output.usage else None,
                                    "completion_tokens": output.usage.output_tokens if output.usage else None}.items()
                  if v is not None}
-        common = dict(model_sent=self.name, provider=f"inspect/{self.state.model.api}",
-                      returned_model=output.model or None, usage=usage, latency_s=output.time or 0.0)
+        common = {"model_sent": self.name, "provider": f"inspect/{self.state.model.api}",
+                      "returned_model": output.model or None, "usage": usage, "latency_s": output.time or 0.0}
         stop = output.stop_reason
         if output.error or stop == "content_filter" or not output.choices:
             reason = output.error or ("content_filter" if stop == "content_filter" else "no choices returned")

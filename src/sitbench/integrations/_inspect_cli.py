@@ -30,7 +30,7 @@ def import_inspect(log: Path, dataset: Path, out: Path, epoch: int) -> None:
     the log. Score it with `sitbench score OUT`; rescore, analyze and report work as on any run.
 
     \b
-    Example:
+    Examples:
       inspect eval sitbench/sit -T dataset=data/pilot -T config=D --model sitbench/mock/oracle
       sitbench import-inspect logs/2025-…_sit_….eval --dataset data/pilot --out runs/inspect-d
       sitbench score runs/inspect-d && sitbench metrics runs/inspect-d

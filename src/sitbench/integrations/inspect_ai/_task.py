@@ -118,7 +118,7 @@ class _InspectCandidate:
                                    "completion_tokens": output.usage.output_tokens if output.usage else None}.items()
                  if v is not None}
         common = {"model_sent": self.name, "provider": f"inspect/{self.state.model.api}",
-                      "returned_model": output.model or None, "usage": usage, "latency_s": output.time or 0.0}
+                  "returned_model": output.model or None, "usage": usage, "latency_s": output.time or 0.0}
         stop = output.stop_reason
         if output.error or stop == "content_filter" or not output.choices:
             reason = output.error or ("content_filter" if stop == "content_filter" else "no choices returned")

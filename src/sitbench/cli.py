@@ -41,6 +41,7 @@ _COMMANDS: dict[str, str] = {
     "chi": "sitbench.chi._cli:chi",
     "res": "sitbench.res._cli:res",
     "serve": "sitbench.candidates._cli:serve",
+    "audit": "sitbench.audit._cli:audit",
     "import-inspect": "sitbench.integrations._inspect_cli:import_inspect",
 }
 

@@ -1,1 +1,81 @@
-"""sitbench.audit"""
+"""Human audit and calibration of the verifier (seed §8.3).
+
+``sitbench audit sample`` draws a stratified, oversampled sample of scored responses with recorded
+inclusion probabilities; ``audit sheet`` writes gold-blind offline annotation pages; ``audit import``
+validates the annotations they export; ``audit agree`` measures inter-annotator agreement (Cohen's κ,
+Krippendorff's α, set P/R/F1) and adjudicates the reference by majority; ``audit verifier`` measures
+an extractor against that reference, per stratum and as inverse-probability-weighted population
+estimates. Held-out audits are recorded as such and refused wherever development material goes.
+"""
+
+from sitbench.audit._agree import adjudicate, agreement, build_reference, load_reference
+from sitbench.audit._annotations import annotation_problems, load_annotation_files, read_annotations
+from sitbench.audit._models import (
+    KAPPA_TARGET,
+    MATCHING_RULE,
+    AgreementResult,
+    AnnotatedClaim,
+    AnnotatedUnmapped,
+    Annotation,
+    AuditReference,
+    AuditSample,
+    Coefficient,
+    Interval,
+    SampleItem,
+    Stratum,
+    VerifierResult,
+)
+from sitbench.audit._phase import PhaseError, require_development, require_development_file
+from sitbench.audit._reliability import alpha_of_counts, cohen_kappa
+from sitbench.audit._sample import allocate, draw_sample, load_sample, sample_runs, systematic_round
+from sitbench.audit._sheet import render_sheet, sheet_data, write_sheets
+from sitbench.audit._verifier import measure, measure_file, reference_observation
+
+AUDIT_SCHEMAS = {
+    "audit_annotation": Annotation,
+    "audit_sample": AuditSample,
+    "audit_reference": AuditReference,
+    "audit_agreement": AgreementResult,
+    "audit_verifier": VerifierResult,
+}
+"""JSON Schemas ``sitbench schema`` exports for the audit's files (the annotation page's JSONL lines first)."""
+
+__all__ = [
+    "AUDIT_SCHEMAS",
+    "KAPPA_TARGET",
+    "MATCHING_RULE",
+    "AgreementResult",
+    "AnnotatedClaim",
+    "AnnotatedUnmapped",
+    "Annotation",
+    "AuditReference",
+    "AuditSample",
+    "Coefficient",
+    "Interval",
+    "PhaseError",
+    "SampleItem",
+    "Stratum",
+    "VerifierResult",
+    "adjudicate",
+    "agreement",
+    "allocate",
+    "alpha_of_counts",
+    "annotation_problems",
+    "build_reference",
+    "cohen_kappa",
+    "draw_sample",
+    "load_annotation_files",
+    "load_reference",
+    "load_sample",
+    "measure",
+    "measure_file",
+    "read_annotations",
+    "reference_observation",
+    "render_sheet",
+    "require_development",
+    "require_development_file",
+    "sample_runs",
+    "sheet_data",
+    "systematic_round",
+    "write_sheets",
+]

@@ -50,6 +50,13 @@ def _read_analysis(path: Path) -> dict[str, Any]:
     help="RES summary.json, or a results.jsonl to score, from `sitbench res run`.",
 )
 @click.option(
+    "--audit",
+    "audit_result",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Audit result of `sitbench audit verifier REFERENCE --out FILE` (agreement table, IPW estimates).",
+)
+@click.option(
     "--max-failed",
     type=click.IntRange(min=0),
     default=DEFAULT_MAX_FAILED,
@@ -62,6 +69,7 @@ def report(
     analysis: Path | None,
     chi_report: Path | None,
     res_summary: Path | None,
+    audit_result: Path | None,
     max_failed: int,
 ) -> None:
     """Write one self-contained HTML report of scored RUNS (no network needed to view it).
@@ -81,6 +89,7 @@ def report(
       sitbench report runs/r1 --out out/report.html
       sitbench analyze runs/r1 --json > analysis.json && sitbench report runs/r1 --analysis analysis.json --out out/report.html
       sitbench report runs/r1 runs/r2 --out out/report.html --chi chi/report.json
+      sitbench report runs/r1 --audit audit/verifier.json --out out/report.html
     """
     path = write_report(
         list(runs),
@@ -89,6 +98,7 @@ def report(
         chi_report=chi_report,
         res_summary=res_summary,
         max_failed=max_failed,
+        audit=audit_result,
     )
     click.echo(str(path))
     click.echo(f"exports: {path.parent / METRICS_JSON}, {path.parent / TRIALS_CSV}", err=True)

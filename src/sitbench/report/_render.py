@@ -9,8 +9,6 @@ output — goes through :func:`html.escape`.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,6 +27,7 @@ from sitbench.glossary import (
 from sitbench.metrics import CATEGORY_ORDER
 from sitbench.report import _svg
 from sitbench.report._agents import agent_section
+from sitbench.report._audit import audit_section, load_audit_result
 from sitbench.report._data import (
     LoadedRun,
     load_failed_trials,
@@ -43,7 +42,7 @@ from sitbench.report._exports import (
     write_trials_csv,
 )
 from sitbench.report._guide import glossary_section, next_steps_box
-from sitbench.report._html import esc, kv, num, pct
+from sitbench.report._html import content_security_policy, esc, kv, num, pct
 from sitbench.report._sections import (
     analysis_section,
     chi_section,
@@ -346,11 +345,7 @@ def _manifest_section(run: LoadedRun) -> str:
 
 
 def _csp(script: str) -> str:
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    return (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
-    )
+    return content_security_policy(script)
 
 
 def render_report(
@@ -362,6 +357,7 @@ def render_report(
     max_failed: int = DEFAULT_MAX_FAILED,
     generated_at: str | None = None,
     out_html: Path | None = None,
+    audit: Any | None = None,
 ) -> str:
     """Render the report page.
 
@@ -373,6 +369,7 @@ def render_report(
         max_failed: most failed trials listed in the drill-down.
         generated_at: timestamp printed in the header (default: now, UTC).
         out_html: where the page will be written, for the commands in the "what to do next" box.
+        audit: an audit result (``sitbench.audit.VerifierResult`` or ``AgreementResult``), if any.
 
     Returns:
         The complete HTML document.
@@ -387,6 +384,8 @@ def render_report(
         nav.append(("chi", "CHI/CHIS"))
     if res_summary is not None:
         nav.append(("res", "RES"))
+    if audit is not None:
+        nav.append(("audit", "Verifier audit"))
     agents = agent_section(runs)
     if agents is not None:
         nav.append(("agents", "Agents"))
@@ -407,6 +406,8 @@ def render_report(
         sections.append(f"<section id='chi'><h2>CHI / CHIS</h2>{chi_section(chi_report)}</section>")
     if res_summary is not None:
         sections.append(f"<section id='res'><h2>RES triplet summary</h2>{res_section(res_summary)}</section>")
+    if audit is not None:
+        sections.append(f"<section id='audit'><h2>Verifier audit (seed §8.3)</h2>{audit_section(audit)}</section>")
     if agents is not None:
         sections.append(f"<section id='agents'><h2>Agents: time, tokens and memory per trial</h2>{agents}</section>")
     sections.append(
@@ -441,6 +442,7 @@ def write_report(
     chi_report: Path | None = None,
     res_summary: Path | None = None,
     max_failed: int = DEFAULT_MAX_FAILED,
+    audit: Path | None = None,
 ) -> Path:
     """Write the self-contained HTML report and its exports beside it.
 
@@ -454,6 +456,7 @@ def write_report(
         chi_report: a CHI/CHIS ``report.json`` to show the EIMC curve and CHIS series.
         res_summary: a RES ``summary.json`` (or ``results.jsonl``, scored here).
         max_failed: most failed trials listed in the drill-down (the rest are counted on the page).
+        audit: an ``audit verifier --out`` (or agreement) result to show in an audit section.
 
     Returns:
         ``out_html``.
@@ -466,8 +469,9 @@ def write_report(
     runs = load_runs([Path(p) for p in run_dirs])
     chi = load_chi_report(Path(chi_report)) if chi_report is not None else None
     res = load_res_summary(Path(res_summary)) if res_summary is not None else None
+    audit_result = load_audit_result(Path(audit)) if audit is not None else None
     page = render_report(runs, analysis=analysis, chi_report=chi, res_summary=res, max_failed=max_failed,
-                         out_html=Path(out_html))
+                         out_html=Path(out_html), audit=audit_result)
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     out_html.write_text(page, encoding="utf-8")

@@ -18,16 +18,19 @@ def schema(out_dir: Path) -> None:
     subject_evidence, pair and dataset_manifest schemas, so other tools can
     validate sitbench datasets and runs without Python; and the agent protocol's
     (agent_subject, agent_turn, agent_reply, the agent_http_* request bodies…), so
-    an agent in any language can be checked against them.
+    an agent in any language can be checked against them; and the human audit's
+    (audit_annotation — a line of an annotation page's download —, audit_sample,
+    audit_reference, audit_agreement, audit_verifier).
 
     \b
     Examples:
       sitbench schema --out schemas/
     """
     from sitbench.agents import AGENT_SCHEMAS
+    from sitbench.audit import AUDIT_SCHEMAS
     from sitbench.schema import EXPORTED_MODELS
 
-    exported = EXPORTED_MODELS | AGENT_SCHEMAS
+    exported = EXPORTED_MODELS | AGENT_SCHEMAS | AUDIT_SCHEMAS
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, model in exported.items():
         path = out_dir / f"{name}.schema.json"

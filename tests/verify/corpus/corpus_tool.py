@@ -17,6 +17,14 @@ Its jobs:
     partners, queries, lineages, subjects, and the registry). The annotations then keep meaning
     what they meant when the generator changes; run it once when a new dataset is annotated.
 
+``python tests/verify/corpus/corpus_tool.py import-audit REFERENCE --out FILE [--format corpus|regression]``
+    Adds the adjudicated items of a *development-phase* human audit (``sitbench audit agree --out``)
+    to a corpus file (``raw/*.jsonl``, this guide's format) or to a regression file
+    (``tests/verify/data/regression.jsonl``'s format), with verdicts from the contract scorer on the
+    reference reading. It is the one way audit items enter the development material, and it refuses
+    a held-out audit (seed §8.3: held-out findings never modify extractor rules), items of held-out
+    pairs, and synthetic (scripted) annotations.
+
 DATASET_NAME is ``pilot`` or ``dev-s<SEED>`` (the generated development suite of that seed); a
 frozen dataset is materialised, any other is generated, once, into a cache directory
 (``SITBENCH_CORPUS_CACHE``, default the system temp dir).
@@ -314,6 +322,96 @@ def readings(cases: list[dict[str, Any]], extractor_spec: str | None = None) -> 
     return out
 
 
+def _audit_dataset_name(manifest: dict[str, Any]) -> str:
+    """The corpus dataset name of an audited run's dataset (``pilot`` or ``dev-s<SEED>``)."""
+    from sitbench.audit import PhaseError  # noqa: PLC0415
+
+    dataset = manifest.get("dataset", {})
+    suite, seed = dataset.get("suite"), dataset.get("seed")
+    if suite == "heldout":
+        raise PhaseError("import-audit: refused: the audited run answers a held-out suite; held-out items never "
+                         "enter the development corpus or the regression tests (seed §8.3)")
+    if suite == "pilot":
+        return "pilot"
+    if suite == "dev" and isinstance(seed, int):
+        return f"dev-s{seed}"
+    raise SystemExit(f"import-audit: the audited run's dataset is suite {suite!r}; only the pilot and dev suites "
+                     "have corpus datasets")
+
+
+def import_audit(reference_path: Path, out: Path, fmt: str = "corpus", style: str = "chat") -> int:
+    """Append the adjudicated items of a development audit to ``out``; returns how many were added.
+
+    Raises:
+        sitbench.audit.PhaseError: the audit is held-out, or an item answers a held-out pair.
+        SystemExit: synthetic annotations, a changed sample, or an item the corpus datasets cannot score.
+    """
+    from sitbench.audit import load_reference, load_sample, reference_observation, require_development  # noqa: PLC0415
+    from sitbench.stores._io import sha256_file  # noqa: PLC0415
+
+    reference = load_reference(reference_path)
+    require_development(reference, "import-audit")
+    if reference.synthetic:
+        raise SystemExit("import-audit: refused: the reference comes from synthetic (scripted) annotators; only "
+                         "human annotations enter the corpus")
+    sample_path = Path(reference.sample_path)
+    if not sample_path.is_file() or sha256_file(sample_path) != reference.sample_sha256:
+        raise SystemExit(f"import-audit: {sample_path} is not the sample the reference was adjudicated on")
+    sample = load_sample(sample_path)
+    require_development(sample, "import-audit")
+    if fmt not in ("corpus", "regression"):
+        raise SystemExit(f"--format {fmt!r}: corpus or regression")
+    if style not in STYLES:
+        raise SystemExit(f"--style {style!r}: one of {sorted(STYLES)}")
+    runs = {r.name: r for r in sample.runs}
+    items = sample.item_map()
+    existing = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()] \
+        if out.exists() else []
+    seen = {(raw["probe_id"], raw["response"]) for raw in existing}
+    prefix = "R" if fmt == "regression" else "AU"
+    number = len(existing) if fmt == "regression" else sum(1 for raw in existing if str(raw["id"]).startswith("AU-"))
+    lines = []
+    for annotation in reference.items:
+        item = items[annotation.item_id]
+        name = _audit_dataset_name(runs[item.run].manifest)
+        if fmt == "regression" and name != "pilot":
+            raise SystemExit(f"import-audit --format regression: item {item.item_id} is from {name}; the regression "
+                             "tests are over the pilot only (use --format corpus)")
+        judge = judge_for(name)
+        probe = judge.probe(item.probe_id)
+        if judge.envelope(probe) != item.envelope:
+            raise SystemExit(f"import-audit: item {item.item_id}: probe {item.probe_id} of the frozen {name} asks "
+                             "something else than the audited trial; it cannot be scored here")
+        if (item.probe_id, item.response) in seen:
+            continue
+        seen.add((item.probe_id, item.response))
+        judgement = judge.score_observation(item.probe_id, reference_observation(annotation, judge._props))
+        claims = [[c.prop_id, c.polarity, c.provenance.value] for c in annotation.claims if c.mode == "asserted"]
+        number += 1
+        note = f"adjudicated human audit item {item.item_id} of sample {sample.sample_id}"
+        line: dict[str, Any] = {"id": f"{prefix}-{number:03d}", "probe_id": item.probe_id, "response": item.response,
+                                "acts": [a.value for a in annotation.acts], "claims": claims,
+                                "valid": judgement.verdict.valid,
+                                "partner_valid": None if judgement.partner is None else judgement.partner.valid,
+                                "note": note}
+        if fmt == "corpus":
+            line = {"id": line["id"], "dataset": name, "probe_id": item.probe_id, "response": item.response,
+                    "style": style, "phenomena": ["audit"], "acts": line["acts"], "claims": claims,
+                    "unmapped": [{"slot": u.slot, "value": u.value, "polarity": u.polarity,
+                                  "provenance": u.provenance.value} for u in annotation.unmapped if u.slot],
+                    "uncertainty": annotation.uncertainty.value, "withheld": annotation.withheld,
+                    "valid": line["valid"], "partner_valid": line["partner_valid"], "note": note}
+            problems = check_line(line)
+            if problems:
+                raise SystemExit(f"import-audit: item {item.item_id}: {problems}")
+        lines.append(line)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return len(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -332,6 +430,11 @@ def main(argv: list[str] | None = None) -> int:
                          help="print up to N verdict disagreements (refused on the held-out slice)")
     frozen = sub.add_parser("freeze", help="freeze the probes the annotations use, so a generator change cannot re-target them")
     frozen.add_argument("datasets", nargs="*", help="dataset names (default: every one the annotations name)")
+    imported = sub.add_parser("import-audit", help="add a development audit's adjudicated items (never held-out ones)")
+    imported.add_argument("reference", type=Path, help="reference file of `sitbench audit agree --out`")
+    imported.add_argument("--out", type=Path, required=True, help="corpus or regression JSONL file to append to")
+    imported.add_argument("--format", dest="fmt", choices=["corpus", "regression"], default="corpus")
+    imported.add_argument("--style", default="chat", help="corpus style of the imported responses")
     check = sub.add_parser("check", help="validate annotation files")
     check.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args(argv)
@@ -381,6 +484,15 @@ def main(argv: list[str] | None = None) -> int:
             used.setdefault(raw["dataset"], set()).add(raw["probe_id"])
         for name in args.datasets or sorted(used):
             print(f"{name}: {len(used.get(name, ()))} probes -> {freeze(name, used.get(name, set()))}")
+        return 0
+    if args.command == "import-audit":
+        from sitbench.audit import PhaseError  # noqa: PLC0415
+
+        try:
+            added = import_audit(args.reference, args.out, args.fmt, args.style)
+        except PhaseError as exc:
+            raise SystemExit(str(exc)) from None
+        print(f"{args.out}: {added} adjudicated audit item(s) added")
         return 0
     if args.command == "props":
         for prop in judge_for(args.dataset).hidden.registry.propositions:

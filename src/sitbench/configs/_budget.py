@@ -33,6 +33,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import importlib.metadata
+import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -107,6 +108,11 @@ class WordPieceCounter:
         self._tokenizer: Any = None
         self._sha256: str | None = None
         self._lock = threading.Lock()
+        # Whether counts add up over space-separated chunks (a BERT normalizer and pre-tokenizer):
+        # checked on load.
+        self._additive = False
+        # Chunk → word pieces, for chunks already counted.
+        self._memo: dict[str, int] = {}
 
     @property
     def name(self) -> str:
@@ -132,16 +138,40 @@ class WordPieceCounter:
         }
 
     def count(self, text: str) -> int:
-        """Number of word pieces of ``text``, without ``[CLS]``/``[SEP]`` and without truncation."""
+        """Number of word pieces of ``text``, without ``[CLS]``/``[SEP]`` and without truncation.
+
+        The same number as encoding the whole text at once: BERT's normalizer works character by
+        character and its pre-tokenizer splits at every space and line break, so no word piece
+        crosses one and a text's count is the sum of its space-separated chunks' counts. Chunks
+        are counted once and remembered, so a prompt of words already seen costs lookups."""
         self._load()
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        if not self._additive:
+            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return sum(self._chunk_counts(_chunks(text)))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Word-piece counts of several texts (batched in the tokenizer)."""
+        """Word-piece counts of several texts (new chunks batched in the tokenizer)."""
         self._load()
         if not texts:
             return []
-        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+        if not self._additive:
+            return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+        parts = [_chunks(text) for text in texts]
+        counts = iter(self._chunk_counts([chunk for chunks in parts for chunk in chunks]))
+        return [sum(next(counts) for _ in chunks) for chunks in parts]
+
+    def _chunk_counts(self, chunks: list[str]) -> list[int]:
+        memo = self._memo
+        counts = [memo.get(chunk, -1) for chunk in chunks]
+        if -1 not in counts:
+            return counts
+        new = list(dict.fromkeys(chunk for chunk, n in zip(chunks, counts, strict=True) if n < 0))
+        encoded = [len(e.ids) for e in self._tokenizer.encode_batch(new, add_special_tokens=False)]
+        fresh = dict(zip(new, encoded, strict=True))
+        if len(memo) + len(fresh) > _MEMO_CHUNKS:
+            memo.clear()  # bounded memory; counts stay exact, only the savings restart
+        memo.update(fresh)
+        return [n if n >= 0 else fresh[chunk] for chunk, n in zip(chunks, counts, strict=True)]
 
     def _load(self) -> None:
         if self._tokenizer is not None:
@@ -155,6 +185,9 @@ class WordPieceCounter:
             tokenizer = Tokenizer.from_str(raw.decode("utf-8"))
             tokenizer.no_padding()
             tokenizer.no_truncation()
+            settings = json.loads(raw)
+            self._additive = ((settings.get("normalizer") or {}).get("type") == "BertNormalizer"
+                              and (settings.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer")
             self._sha256 = hashlib.sha256(raw).hexdigest()
             self._tokenizer = tokenizer
 
@@ -170,6 +203,14 @@ def _version() -> str:
 
 
 _DEFAULT_COUNTER: WordPieceCounter | None = None
+# Chunks remembered by a counter before it starts again (a few tens of MB at most).
+_MEMO_CHUNKS = 200_000
+
+
+def _chunks(text: str) -> list[str]:
+    # Only U+0020 and line feeds: every tokenizer treats them as word boundaries, while rarer
+    # characters that Python calls whitespace (U+001C…) are control characters BERT deletes.
+    return text.replace("\n", " ").split(" ")
 _DEFAULT_LOCK = threading.Lock()
 
 

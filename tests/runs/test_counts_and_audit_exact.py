@@ -1,0 +1,84 @@
+"""The memoised token count and the chunk-cached isolation audit give exactly what a whole-text pass gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitbench.candidates import Message
+from sitbench.configs import _budget
+from sitbench.configs._budget import WordPieceCounter
+from sitbench.lineage._checks import load_dataset
+from sitbench.runs._audit import IsolationAudit, IsolationError
+
+# Spaces and line breaks of every kind, controls BERT deletes (U+001C is whitespace to Python),
+# accents and combining marks, CJK, emoji, punctuation and words the tokenizer splits.
+ALPHABET = (" \n\t\r\x0b\x0c\x1c\x1d\u00a0\u2028\u3000" "abcXYZ019-_'’.,;:!?()[]{}\"/"
+            "éñüß\u0301\u0308日本語한국😀🙂")
+TEXTS = st.lists(st.one_of(st.text(alphabet=ALPHABET, max_size=12),
+                           st.sampled_from(["unbelievably", "Zurich", "co-op", "PR-01", "don't", "[3]"])),
+                 max_size=30).map(" ".join)
+
+
+@pytest.fixture(scope="module")
+def counter() -> WordPieceCounter:
+    counter = WordPieceCounter()
+    counter.count("warm up")
+    assert counter._additive, "the shipped tokenizer is BERT's: counts must add up over chunks"
+    return counter
+
+
+def _whole(counter: WordPieceCounter, text: str) -> int:
+    return len(counter._tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(TEXTS, min_size=1, max_size=4))
+def test_counts_equal_encoding_the_whole_text(counter: WordPieceCounter, texts: list[str]) -> None:
+    assert [counter.count(t) for t in texts] == [_whole(counter, t) for t in texts]
+    assert counter.count_many(texts) == [_whole(counter, t) for t in texts]
+
+
+def test_counts_stay_exact_when_the_memo_starts_again(counter: WordPieceCounter,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_budget, "_MEMO_CHUNKS", 3)
+    text = "one two three four five six seven eight nine ten, and eleven"
+    for _ in range(3):
+        assert counter.count(text) == _whole(counter, text)
+        assert len(counter._memo) <= 12
+
+
+@pytest.fixture(scope="module")
+def audit_setup(pilot: Path) -> tuple[IsolationAudit, str, list[str], list[str]]:
+    ds = load_dataset(pilot)
+    audit = IsolationAudit.for_dataset(ds)
+    subject = next(s for s, records in audit.partner_only.items() if records)
+    ids = sorted(audit.ids.tokens)[:20]
+    return audit, subject, ids, audit.partner_only[subject][:3]
+
+
+def _verdict(check: object, *args: object) -> str | None:
+    try:
+        check(*args)  # type: ignore[operator]
+    except IsolationError as error:
+        return str(error)
+    return None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_cached_audit_stops_exactly_the_prompts_a_whole_text_scan_stops(
+        audit_setup: tuple[IsolationAudit, str, list[str], list[str]], data: st.DataObject) -> None:
+    audit, subject, ids, records = audit_setup
+    pieces = data.draw(st.lists(st.one_of(TEXTS, st.sampled_from(ids), st.sampled_from(records),
+                                          st.sampled_from(["required_acts", "ANSWER", "SValid-ish", "gold"])),
+                                max_size=8))
+    joiner = data.draw(st.sampled_from([" ", "\n", "", "; ", "-"]))
+    text = joiner.join(pieces)
+    expected = _verdict(audit._check_text, "T", subject, 0, text)
+    # Twice: the second pass reads chunks the first one (or an earlier example) found clean.
+    for _ in range(2):
+        assert _verdict(audit.check, "T", subject, [Message(role="user", content=text)]) == expected

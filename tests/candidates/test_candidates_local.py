@@ -164,7 +164,9 @@ def test_prompt_longer_than_context_is_a_context_overflow_drop() -> None:
 @pytest.mark.slow
 @needs_local_server
 def test_fault_proxy_in_front_of_llama_server(smollm2_server: str) -> None:
-    timeout_s = 6.0
+    # Long enough that a genuine answer (12 tokens) rarely times out on a busy machine (at 6 s
+    # slow real answers were retried too; the accounting below allows for those it timed).
+    timeout_s = 20.0
     candidate = get_candidate(
         "openai/smollm2",
         base_url=smollm2_server,
@@ -206,7 +208,11 @@ def test_fault_proxy_in_front_of_llama_server(smollm2_server: str) -> None:
     assert all(r.drop_reason for r in drops)
     assert all(r.text for r in responses if r.status == "ok")
     assert set(faults) == set(FAULT_KINDS)
-    assert retries + len(drops) == len(faults)
+    # Every injected fault was retried or ended in a drop; any other retry is a real answer that
+    # came slower than the timeout (none on a quiet machine), which the proxy timed.
+    slow = sum(1 for r in records if r.fault is None and r.upstream_s is not None and r.upstream_s >= 0.8 * timeout_s)
+    assert len(faults) <= retries + len(drops) <= len(faults) + slow, (retries, len(drops), len(faults), slow)
+    assert all(r.upstream_s is not None for r in records if r.fault in (None, "truncated"))
     assert len(records) == 30 + retries
 
 

@@ -22,6 +22,7 @@ import random
 import socket
 import struct
 import threading
+import time
 from collections import Counter
 from typing import Literal
 from urllib.parse import urlsplit
@@ -45,6 +46,11 @@ class FaultRecord(BaseModel):
     """Request path, e.g. ``/v1/chat/completions``."""
     fault: FaultKind | None
     """Injected fault, or None when the request was forwarded unchanged."""
+    upstream_s: float | None = None
+    """Seconds the upstream server took to answer a forwarded request (None when nothing was forwarded).
+
+    A forwarded request slower than the client's timeout is retried by the client although no
+    fault was injected; this is how a test tells such a retry from one a fault caused."""
 
 
 class _Response(BaseModel):
@@ -230,7 +236,8 @@ class FaultProxy:
             body = await reader.readexactly(length) if length else b""
             path = head.split(b" ", 2)[1].decode("latin-1")
             fault = self._draw()
-            self.records.append(FaultRecord(index=len(self.records), path=path, fault=fault))
+            record = FaultRecord(index=len(self.records), path=path, fault=fault)
+            self.records.append(record)
             if fault == "reset":
                 sock = writer.get_extra_info("socket")
                 if sock is not None:
@@ -246,7 +253,9 @@ class FaultProxy:
             elif fault == "server_error":
                 writer.write(_json_error(500, "injected server error"))
             else:
+                started = time.monotonic()
                 upstream = await self._forward(head, body)
+                self.records[record.index] = record.model_copy(update={"upstream_s": time.monotonic() - started})
                 if fault == "truncated":
                     upstream = _Response(
                         status=upstream.status,

@@ -124,3 +124,18 @@ def test_memory_curve_label_delay_and_costs(demo) -> None:  # type: ignore[no-un
     in_context = build_report(m.model_copy(update={"memory_mechanism": "in-context"}), obs)
     assert in_context.checkpoints[0].memory_label == "in-context memory curve (not persistent EIMC)"
     assert "not persistent EIMC" in render_text(in_context)
+
+
+def test_pooled_false_memory_parts_never_go_negative() -> None:
+    # numpy's mean of f and the exact mean of f_raw differ by -1.1e-16 for these lure counts; the
+    # pooled invalid_lure_rate was their difference, which is no proportion (and raised).
+    import numpy as np
+
+    from sitbench.chi import MemoryPoint
+    from sitbench.chi._report import _aggregate_point
+
+    pts = [MemoryPoint.from_counts(r=(1, 1), t=(1, 1), s=(1, 1), u=(1, 1), i=(1, 1), lures=(u, 0, 40))
+           for u in (21, 30, 35, 6, 22)]
+    row = np.array([[p.r, p.t, p.s, p.u, p.i, p.f] for p in pts]).mean(axis=0)
+    agg = _aggregate_point(pts, row)
+    assert agg.invalid_lure_rate == 0.0 and agg.f_raw == pytest.approx(114 / 200)

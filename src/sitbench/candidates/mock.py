@@ -182,8 +182,18 @@ class OracleCandidate:
         return {"provider": "mock", "model": self.name, "policy": "rule-based situated agent over shown evidence"}
 
 
-def mock_candidate(name: str, **options: Any) -> CollapseCandidate | OracleCandidate:
-    """``mock/collapse`` or ``mock/oracle``."""
+def mock_candidate(name: str, **options: Any) -> Any:
+    """``mock/collapse``, ``mock/oracle`` or ``mock/memory-reader`` (option ``context_window``)."""
+    if name == "memory-reader":
+        from sitbench.chi._memory_reader import MemoryReaderCandidate
+
+        unknown = sorted(set(options) - {"context_window"})
+        if unknown:
+            raise InputError(f"--model mock/memory-reader: unknown option(s) {unknown}; it takes context_window")
+        try:
+            return MemoryReaderCandidate(**{k: int(v) for k, v in options.items()})
+        except ValueError:
+            raise InputError("--model mock/memory-reader: context_window must be a whole number") from None
     if options:
         raise InputError(f"--model mock/{name}: mocks take no options (got {sorted(options)})")
     if name == "collapse":

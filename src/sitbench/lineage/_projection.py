@@ -103,8 +103,9 @@ class SituatedState:
         return self.truths.get(prop_id) is polarity
 
 
-# (lineage id, τ) → (the lineage, its state). Scoring asks for the same few hundred states across
-# tens of thousands of probes; the lineage is held, so an id cannot be reused while cached.
+# (lineage id, τ) → (the lineage, its state), at most 1,024 (a state can weigh ~50 KB). Scoring asks
+# for the same few hundred states across tens of thousands of probes; the lineage is held, so an
+# id cannot be reused while cached.
 _STATES: dict[tuple[int, dt.date], tuple[Lineage, SituatedState]] = {}
 
 
@@ -117,7 +118,7 @@ def situated_state(lineage: Lineage, tau: dt.date) -> SituatedState:
     hit = _STATES.get(key)
     if hit is not None and hit[0] is lineage:
         return hit[1]
-    if len(_STATES) >= 8192:
+    if len(_STATES) >= 1024:
         _STATES.clear()
     state = _situated_state(lineage, tau)
     _STATES[key] = (lineage, state)

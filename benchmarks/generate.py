@@ -56,7 +56,7 @@ def main() -> None:
         from test_mocks_on_generated import per_pair_laa
 
         from sitbench.metrics import compute_metrics, load_scores
-        from sitbench.runs._cli import execute_run, score_run
+        from sitbench.cli._runs import execute_run, score_run
 
         for model, config in (("mock/collapse", "B"), ("mock/oracle", "I")):
             run = root.parent / f"run-{config}"

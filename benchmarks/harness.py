@@ -49,7 +49,7 @@ def main() -> None:
     from sitbench.configs import ChronicleRetriever, MiniLMEmbedder
     from sitbench.data import pilot_content, write_dataset
     from sitbench.lineage._checks import load_dataset
-    from sitbench.runs._cli import execute_run
+    from sitbench.cli._runs import execute_run
     from sitbench.runs._runner import RunOptions, Runner
     from sitbench.runs._scoring import score_trials
 

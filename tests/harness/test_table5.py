@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sitbench.metrics import compute_metrics, load_scores
-from sitbench.runs._cli import execute_run, score_run
+from sitbench.cli._runs import execute_run, score_run
 
 
 @pytest.fixture(scope="module")

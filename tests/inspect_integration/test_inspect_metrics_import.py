@@ -28,7 +28,7 @@ from sitbench.cli import main
 from sitbench.integrations.inspect_ai import mock_outputs
 from sitbench.metrics import compute_metrics, load_scores
 from sitbench.runs import RunManifest, reporting_gaps
-from sitbench.runs._cli import execute_run, score_run
+from sitbench.cli._runs import execute_run, score_run
 from sitbench.runs._store import RunStore
 
 # Profile only (B), retrieval (E), sessions (H) and oracle evidence (I); all nine: benchmarks/inspect_eval.py.

@@ -23,7 +23,7 @@ from inspect_support import comparable, run_sit, score_records_of, trials_of
 from sitbench.integrations.inspect_ai import mock_outputs, sample_id
 from sitbench.lineage._checks import load_dataset
 from sitbench.runs import TrialRecord
-from sitbench.runs._cli import execute_run
+from sitbench.cli._runs import execute_run
 from sitbench.runs._schedule import session_prompt
 from sitbench.runs._store import RunStore
 from sitbench.stores import sha256_file

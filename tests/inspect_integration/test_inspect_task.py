@@ -16,7 +16,7 @@ from inspect_support import comparable, run_sit, trials_of
 
 from sitbench.errors import InputError
 from sitbench.integrations.inspect_ai import sit
-from sitbench.runs._cli import execute_run
+from sitbench.cli._runs import execute_run
 from sitbench.runs._store import RunStore
 
 

@@ -204,7 +204,7 @@ def test_a_run_survives_the_server_being_killed(served: ServedModel, pilot: Path
 
 @pytest.mark.skipif(not HAVE_LOCAL, reason=SKIP_REASON)
 def test_pilot_in_process(pilot: Path, tmp_path: Path) -> None:
-    from sitbench.runs._cli import execute_run
+    from sitbench.cli._runs import execute_run
 
     # Two configurations, not nine: the same prompts went through the server above, and what
     # this adds is the in-process candidate's plumbing (no history; retrieval from the store).

@@ -20,7 +20,7 @@ from sitbench.candidates import get_candidate
 from sitbench.candidates._stub_server import StubChatServer
 from sitbench.errors import InputError
 from sitbench.runs import Runner, RunOptions
-from sitbench.runs._cli import score_run
+from sitbench.cli._runs import score_run
 from sitbench.runs._runner import trial_ids
 
 ALL = 9 * 22

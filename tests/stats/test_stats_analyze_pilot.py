@@ -14,7 +14,7 @@ import pytest
 from sitbench.cli import main
 from sitbench.data import pilot_content, write_dataset
 from sitbench.metrics import compute_metrics, load_scores
-from sitbench.runs._cli import execute_run, score_run
+from sitbench.cli._runs import execute_run, score_run
 from sitbench.stats import AnalysisReport, analyze_runs
 
 

@@ -1,7 +1,7 @@
 """The ``sitbench`` command line.
 
-Sub-command groups live next to the code they drive (``sitbench.chi._cli``,
-``sitbench.res._cli``…) and are loaded lazily, so ``sitbench --help`` stays fast
+Sub-command groups live in modules of their own in this package (``sitbench.cli._runs``,
+``sitbench.cli._chi``…) and are loaded lazily, so ``sitbench --help`` stays fast
 and a heavy optional dependency is imported only by the command that needs it.
 """
 
@@ -19,30 +19,30 @@ from sitbench.errors import SitbenchError
 
 # name -> "module:attribute" of a click command or group.
 _COMMANDS: dict[str, str] = {
-    "generate": "sitbench.data._cli:generate",
-    "validate": "sitbench.lineage._cli:validate",
+    "generate": "sitbench.cli._data:generate",
+    "validate": "sitbench.cli._lineage:validate",
     "show": "sitbench.data._show:show",
-    "schema": "sitbench.schema._cli:schema",
-    "extract": "sitbench.verify._cli:extract",
-    "judge": "sitbench.verify._cli:judge",
-    "run": "sitbench.runs._cli:run",
-    "score": "sitbench.runs._cli:score",
-    "rescore": "sitbench.runs._cli:rescore",
-    "merge": "sitbench.runs._cli:merge",
-    "observe": "sitbench.runs._cli:observe",
-    "agreement": "sitbench.runs._cli:agreement",
-    "cache": "sitbench.runs._cli:cache",
-    "metrics": "sitbench.metrics._cli:metrics",
-    "demo": "sitbench.runs._cli:demo",
-    "analyze": "sitbench.stats._cli:analyze",
-    "stats": "sitbench.stats._cli:stats",
-    "seeds": "sitbench.data._cli:seeds",
-    "report": "sitbench.report._cli:report",
-    "chi": "sitbench.chi._cli:chi",
-    "res": "sitbench.res._cli:res",
-    "serve": "sitbench.candidates._cli:serve",
-    "audit": "sitbench.audit._cli:audit",
-    "import-inspect": "sitbench.integrations._inspect_cli:import_inspect",
+    "schema": "sitbench.cli._schema:schema",
+    "extract": "sitbench.cli._verify:extract",
+    "judge": "sitbench.cli._verify:judge",
+    "run": "sitbench.cli._runs:run",
+    "score": "sitbench.cli._runs:score",
+    "rescore": "sitbench.cli._runs:rescore",
+    "merge": "sitbench.cli._runs:merge",
+    "observe": "sitbench.cli._runs:observe",
+    "agreement": "sitbench.cli._runs:agreement",
+    "cache": "sitbench.cli._runs:cache",
+    "metrics": "sitbench.cli._metrics:metrics",
+    "demo": "sitbench.cli._runs:demo",
+    "analyze": "sitbench.cli._stats:analyze",
+    "stats": "sitbench.cli._stats:stats",
+    "seeds": "sitbench.cli._data:seeds",
+    "report": "sitbench.cli._report:report",
+    "chi": "sitbench.cli._chi:chi",
+    "res": "sitbench.cli._res:res",
+    "serve": "sitbench.cli._serve:serve",
+    "audit": "sitbench.cli._audit:audit",
+    "import-inspect": "sitbench.cli._inspect:import_inspect",
 }
 
 

@@ -386,6 +386,6 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
             click.echo(f"wrote {out / 'manifest.json'}, {out / 'observations.jsonl'}, {out / 'report.json'}")
 
 
-from sitbench.chi._memory_cli import memory as _memory  # noqa: E402 - the group is defined above
+from sitbench.cli._chi_memory import memory as _memory  # noqa: E402 - the group is defined above
 
 chi.add_command(_memory, "memory")

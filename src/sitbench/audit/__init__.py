@@ -9,7 +9,11 @@ estimates. Held-out audits are recorded as such and refused wherever development
 """
 
 from sitbench.audit._agree import adjudicate, agreement, build_reference, load_reference
-from sitbench.audit._annotations import annotation_problems, load_annotation_files, read_annotations
+from sitbench.audit._annotations import (
+    annotation_problems,
+    load_annotation_files,
+    read_annotations,
+)
 from sitbench.audit._models import (
     KAPPA_TARGET,
     MATCHING_RULE,
@@ -25,9 +29,19 @@ from sitbench.audit._models import (
     Stratum,
     VerifierResult,
 )
-from sitbench.audit._phase import PhaseError, require_development, require_development_file
+from sitbench.audit._phase import (
+    PhaseError,
+    require_development,
+    require_development_file,
+)
 from sitbench.audit._reliability import alpha_of_counts, cohen_kappa
-from sitbench.audit._sample import allocate, draw_sample, load_sample, sample_runs, systematic_round
+from sitbench.audit._sample import (
+    allocate,
+    draw_sample,
+    load_sample,
+    sample_runs,
+    systematic_round,
+)
 from sitbench.audit._sheet import render_sheet, sheet_data, write_sheets
 from sitbench.audit._verifier import measure, measure_file, reference_observation
 

@@ -469,7 +469,7 @@ def build_reference(sample: AuditSample, sample_path: Path, annotations: Reading
                     resamples: int = DEFAULT_RESAMPLES, ci: float = DEFAULT_CI,
                     created_at: str | None = None) -> AuditReference:
     """Agreement plus adjudication: the reference annotation file's content."""
-    from sitbench.stores._io import sha256_file
+    from sitbench.stores import sha256_file
 
     result = agreement(sample, annotations, seed=seed, resamples=resamples, ci=ci)
     items, records, summary = adjudicate(sample, annotations, adjudicator, adjudicator_readings)
@@ -488,7 +488,7 @@ def load_reference(path: Path) -> AuditReference:
     Raises:
         InputError: not a reference file, or malformed.
     """
-    from sitbench.stores._io import load_model, read_json
+    from sitbench.stores import load_model, read_json
 
     data = read_json(path, hint="write one with `sitbench audit agree ANNOTATIONS... --sample S --out FILE`")
     if not isinstance(data, dict) or data.get("format") != "sitbench-audit-reference/1":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sitbench.audit._models import Annotation, AuditSample, Span
 from sitbench.errors import InputError
-from sitbench.stores._io import iter_jsonl, write_jsonl
+from sitbench.stores import iter_jsonl, write_jsonl
 
 
 def _span_problem(span: Span | None, length: int, field: str) -> str | None:

@@ -42,7 +42,7 @@ def require_development(record: Any, purpose: str) -> None:
 
 def require_development_file(path: Path, purpose: str) -> dict[str, Any]:
     """Read an audit JSON file (sample, reference or verifier result) and refuse a held-out one."""
-    from sitbench.stores._io import read_json
+    from sitbench.stores import read_json
 
     data = read_json(path)
     if not isinstance(data, dict) or not str(data.get("format", "")).startswith("sitbench-audit-"):

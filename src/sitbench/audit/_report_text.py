@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from sitbench.audit._models import PHASE_LABELS, AgreementResult, Coefficient, Interval, VerifierResult
+from sitbench.audit._models import (
+    PHASE_LABELS,
+    AgreementResult,
+    Coefficient,
+    Interval,
+    VerifierResult,
+)
 from sitbench.audit._verifier import Row, format_share
 
 

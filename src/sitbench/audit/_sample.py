@@ -34,7 +34,14 @@ from sitbench.audit._models import (
     Vocabulary,
 )
 from sitbench.errors import InputError
-from sitbench.schema import Act, Category, ClosedWorldDeclaration, ConfidenceLevel, Envelope, Proposition
+from sitbench.schema import (
+    Act,
+    Category,
+    ClosedWorldDeclaration,
+    ConfidenceLevel,
+    Envelope,
+    Proposition,
+)
 
 DEFAULT_WEIGHTS: dict[str, float] = {"compound": 2.0, "rare": 2.0, "unmapped": 3.0, "low": 3.0, "medium": 1.5}
 """Oversampling weight of each factor (a stratum's weight is the product of those that apply)."""
@@ -188,7 +195,7 @@ def parse_weights(options: Sequence[str]) -> dict[str, float]:
 
 
 def _sha(path: Path) -> str:
-    from sitbench.stores._io import sha256_file
+    from sitbench.stores import sha256_file
 
     return sha256_file(path) if path.is_file() else ""
 
@@ -384,7 +391,7 @@ def load_sample(path: Path) -> AuditSample:
     Raises:
         InputError: not a sample file, or malformed.
     """
-    from sitbench.stores._io import load_model, read_json
+    from sitbench.stores import load_model, read_json
 
     data = read_json(path, hint="write one with `sitbench audit sample RUN... --out FILE`")
     if not isinstance(data, dict) or data.get("format") != "sitbench-audit-sample/1":

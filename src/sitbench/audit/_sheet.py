@@ -436,7 +436,7 @@ def write_sheets(sample: AuditSample, out: Path, annotators: list[str]) -> list[
     Raises:
         InputError: an annotator name that cannot be a file name, or a name given twice.
     """
-    from sitbench.stores._io import write_text_atomic
+    from sitbench.stores import write_text_atomic
 
     if len(set(annotators)) != len(annotators):
         raise InputError(f"--annotator: a name is given twice ({', '.join(annotators)})")

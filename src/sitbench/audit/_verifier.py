@@ -312,7 +312,7 @@ def measure_file(reference_path: Path, extractor_spec: str = "rules", *, sample_
     Raises:
         InputError: the sample is missing or is not the file the reference was adjudicated on.
     """
-    from sitbench.stores._io import sha256_file
+    from sitbench.stores import sha256_file
 
     reference = load_reference(reference_path)
     path = sample_path or Path(reference.sample_path)

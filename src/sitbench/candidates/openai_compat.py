@@ -10,7 +10,11 @@ import asyncio
 import os
 from typing import Any
 
-from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, response_schema
+from sitbench.candidates._protocol import (
+    CandidateRequest,
+    CandidateResponse,
+    response_schema,
+)
 from sitbench.candidates._remote import (
     RETRY_OPTION_TYPES,
     CallOutcome,

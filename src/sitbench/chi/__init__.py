@@ -46,6 +46,14 @@ from sitbench.chi._interchange import (
     load_observations,
     validate_records,
 )
+from sitbench.chi._memory import (
+    EIMCResult,
+    EIMCStatus,
+    MemoryPoint,
+    eimc_from_curve,
+    memory_curve,
+    q_m,
+)
 from sitbench.chi._memory_baselines import (
     BASELINES,
     CONDITIONS,
@@ -75,19 +83,24 @@ from sitbench.chi._memory_env import PANELS as MEMORY_PANELS
 from sitbench.chi._memory_env import generate as generate_memory_panel
 from sitbench.chi._memory_reader import MemoryReaderCandidate
 from sitbench.chi._memory_retrieval import BM25Index
-from sitbench.chi._memory_rubric import Outcome, ParsedReply, false_memory_rates, lure_counts, parse_reply
+from sitbench.chi._memory_rubric import (
+    Outcome,
+    ParsedReply,
+    false_memory_rates,
+    lure_counts,
+    parse_reply,
+)
 from sitbench.chi._memory_rubric import score as score_reply
 from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
-from sitbench.chi._memory import (
-    EIMCResult,
-    EIMCStatus,
-    MemoryPoint,
-    eimc_from_curve,
-    memory_curve,
-    q_m,
-)
 from sitbench.chi._report import ChiReport, StepReport, build_report, render_text
-from sitbench.chi._similarity import AxisSimilarity, Calibration, axis_similarity, chi_score, delta_squared, fit_scales
+from sitbench.chi._similarity import (
+    AxisSimilarity,
+    Calibration,
+    axis_similarity,
+    chi_score,
+    delta_squared,
+    fit_scales,
+)
 from sitbench.chi._uncertainty import (
     EIMCInterval,
     Interval,

@@ -47,7 +47,7 @@ from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, check_grid, check_tau
 from sitbench.chi._similarity import chi_score
 from sitbench.chi._uncertainty import check_resampling
 from sitbench.errors import InputError
-from sitbench.stores._io import read_bytes, read_text, reject_unpaired_surrogate
+from sitbench.stores import read_bytes, read_text, reject_unpaired_surrogate
 
 EvidenceClass = Literal["synthetic-demonstration", "capacity-only", "human-referenced", "illustrative-schema-only"]
 """Evidence classes; the synthetic class may never be described as either empirical class."""

@@ -34,7 +34,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sitbench.chi._common import MEMORY_FACTORS, baseline_weights, check_optional_unit, check_unit, check_weights
+from sitbench.chi._common import (
+    MEMORY_FACTORS,
+    baseline_weights,
+    check_optional_unit,
+    check_unit,
+    check_weights,
+)
 from sitbench.errors import InputError
 
 EIMCStatus = Literal["observed", "no_passing_tested_load", "lower_bound/right_censored"]

@@ -55,9 +55,29 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sitbench.agents import AgentInfo, AgentReply, AgentSubject, AgentTurn, MemoryOp, MemoryOperation, TokenUsage
-from sitbench.candidates import Candidate, CandidateRequest, DecodingConfig, Message, get_candidate
-from sitbench.chi._memory_env import MEMORY_POLICY, ParsedRecord, keys_in_question, parse_question, parse_record
+from sitbench.agents import (
+    AgentInfo,
+    AgentReply,
+    AgentSubject,
+    AgentTurn,
+    MemoryOp,
+    MemoryOperation,
+    TokenUsage,
+)
+from sitbench.candidates import (
+    Candidate,
+    CandidateRequest,
+    DecodingConfig,
+    Message,
+    get_candidate,
+)
+from sitbench.chi._memory_env import (
+    MEMORY_POLICY,
+    ParsedRecord,
+    keys_in_question,
+    parse_question,
+    parse_record,
+)
 from sitbench.chi._memory_retrieval import count_tokens, describe_index, make_index
 from sitbench.chi._memory_rubric import response_format
 from sitbench.errors import InputError

@@ -42,13 +42,19 @@ import numpy as np
 from sitbench.agents import AgentSubject, AgentTurn
 from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
-from sitbench.chi._interchange import Analysis, Manifest, MemoryCurveRecord, Observation, dump_jsonl
+from sitbench.chi._interchange import (
+    Analysis,
+    Manifest,
+    MemoryCurveRecord,
+    Observation,
+    dump_jsonl,
+)
 from sitbench.chi._memory import MemoryPoint, memory_curve
 from sitbench.chi._memory_baselines import BASELINES, Budget, make_baseline_factory
 from sitbench.chi._memory_env import (
     INGEST_START,
-    MEMORY_POLICY,
     M8_GRID,
+    MEMORY_POLICY,
     PANELS,
     Arm,
     Checkpoint,
@@ -63,8 +69,20 @@ from sitbench.chi._memory_env import (
     items_hash,
     prompts_hash,
 )
-from sitbench.chi._memory_rubric import Outcome, ParsedReply, invalid, lure_counts, parse_reply, score
-from sitbench.chi._uncertainty import MIN_RESAMPLES, bootstrap_indices, percentile_interval, resample_means
+from sitbench.chi._memory_rubric import (
+    Outcome,
+    ParsedReply,
+    invalid,
+    lure_counts,
+    parse_reply,
+    score,
+)
+from sitbench.chi._uncertainty import (
+    MIN_RESAMPLES,
+    bootstrap_indices,
+    percentile_interval,
+    resample_means,
+)
 from sitbench.errors import InputError
 
 RUN_VERSION = "chi-memory-run-0.1"
@@ -85,7 +103,14 @@ def _interlocutor() -> Any:
 
 def preamble_subject() -> AgentSubject:
     """The ingest payload: store-1 evidence whose only record is the registered policy."""
-    from sitbench.schema import EventKind, EvidenceRecord, Invariants, Provenance, SubjectEvidence, Tier
+    from sitbench.schema import (
+        EventKind,
+        EvidenceRecord,
+        Invariants,
+        Provenance,
+        SubjectEvidence,
+        Tier,
+    )
 
     record = EvidenceRecord(t=INGEST_START, kind=EventKind.EPISODIC, text=MEMORY_POLICY, provenance=Provenance.TOLD_BY,
                             disclosure=Tier.PUBLIC)

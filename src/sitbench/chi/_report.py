@@ -25,7 +25,13 @@ from pydantic import BaseModel, ConfigDict
 from sitbench.chi._chis import Accumulation, memory_accumulation
 from sitbench.chi._common import AXES, MEMORY_FACTORS, baseline_weights
 from sitbench.chi._interchange import Manifest, Observation, validate_records
-from sitbench.chi._memory import Counts, EIMCResult, LureCounts, MemoryPoint, memory_curve
+from sitbench.chi._memory import (
+    Counts,
+    EIMCResult,
+    LureCounts,
+    MemoryPoint,
+    memory_curve,
+)
 from sitbench.chi._similarity import chi_array
 from sitbench.chi._uncertainty import (
     EIMCCategory,

@@ -29,7 +29,14 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from sitbench.chi._common import AXES, Axis, baseline_weights, check_number, check_unit, check_weights
+from sitbench.chi._common import (
+    AXES,
+    Axis,
+    baseline_weights,
+    check_number,
+    check_unit,
+    check_weights,
+)
 from sitbench.errors import InputError
 
 

@@ -67,7 +67,7 @@ def sample_command(runs: tuple[Path, ...], n: int, seed: int, phase: str, out: P
       sitbench audit sample runs/heldout-gpt --n 500 --seed 8 --phase heldout --weight low=4 --out audit/heldout.json
     """
     from sitbench.audit._sample import parse_weights, sample_runs
-    from sitbench.stores._io import write_json
+    from sitbench.stores import write_json
 
     drawn = sample_runs(list(runs), n=n, seed=seed, phase=phase, floor=floor,  # type: ignore[arg-type]
                         weights=parse_weights(weights), rare_share=rare_share, dataset=dataset)
@@ -180,7 +180,7 @@ def agree_command(files: tuple[Path, ...], sample_path: Path, adjudicator: str |
     from sitbench.audit._annotations import load_annotation_files, read_annotations
     from sitbench.audit._report_text import agreement_lines
     from sitbench.audit._sample import load_sample
-    from sitbench.stores._io import write_json
+    from sitbench.stores import write_json
 
     sample = load_sample(sample_path)
     annotations = load_annotation_files(list(files), sample)
@@ -253,7 +253,7 @@ def verifier_command(reference_path: Path, extractor_spec: str, sample_path: Pat
     from sitbench.audit._phase import require_development
     from sitbench.audit._report_text import disagreement_lines, verifier_lines
     from sitbench.audit._verifier import measure_file
-    from sitbench.stores._io import write_json
+    from sitbench.stores import write_json
 
     result, rows = measure_file(reference_path, extractor_spec, sample_path=sample_path, dataset=dataset, seed=seed,
                                 resamples=resamples, keep_rows=bool(show))

@@ -313,8 +313,14 @@ def baselines(model: str) -> None:
     Examples:
       sitbench chi memory baselines
     """
-    from sitbench.chi._memory_baselines import BASELINES, LABELS, MECHANISMS, budget_for, model_context_window
     from sitbench.candidates import get_candidate
+    from sitbench.chi._memory_baselines import (
+        BASELINES,
+        LABELS,
+        MECHANISMS,
+        budget_for,
+        model_context_window,
+    )
 
     window = model_context_window(get_candidate(model))
     for name in BASELINES:

@@ -47,7 +47,7 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
     """
     from sitbench.data import pilot_content, write_dataset
     from sitbench.data._generator import generate_content, seed_commitment
-    from sitbench.stores._io import dumps
+    from sitbench.stores import dumps
 
     if suite == "pilot":
         if seed is not None or commitment is not None:

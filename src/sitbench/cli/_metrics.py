@@ -11,7 +11,12 @@ from rich.console import Console
 
 from sitbench.errors import InputError
 from sitbench.glossary import metrics_help
-from sitbench.metrics._compute import SCORES_FILE, ConfigMetrics, compute_metrics, load_scores
+from sitbench.metrics._compute import (
+    SCORES_FILE,
+    ConfigMetrics,
+    compute_metrics,
+    load_scores,
+)
 from sitbench.metrics._table import render_table
 
 

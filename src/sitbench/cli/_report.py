@@ -10,7 +10,7 @@ import click
 from sitbench.errors import InputError
 from sitbench.report._exports import METRICS_JSON, TRIALS_CSV
 from sitbench.report._render import DEFAULT_MAX_FAILED, write_report
-from sitbench.stores._io import read_json
+from sitbench.stores import read_json
 
 
 def _read_analysis(path: Path) -> dict[str, Any]:

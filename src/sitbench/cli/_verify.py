@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from sitbench.errors import InputError
-from sitbench.stores._io import read_text, reject_unpaired_surrogate
+from sitbench.stores import read_text, reject_unpaired_surrogate
 
 _DATASET = click.argument("dataset", type=click.Path(path_type=Path))
 _PROBE = click.option("--probe", "probe_id", default=None, help="Probe id, e.g. PR-01 (see hidden/probes.jsonl).")

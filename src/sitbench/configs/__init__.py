@@ -23,7 +23,13 @@ from sitbench.configs._builders import (
     mediation,
     profile_from_evidence,
 )
-from sitbench.configs._embedder import EMBEDDING_DIM, MAX_SEQ_LENGTH, MINILM_MODEL_ID, Embedder, MiniLMEmbedder
+from sitbench.configs._embedder import (
+    EMBEDDING_DIM,
+    MAX_SEQ_LENGTH,
+    MINILM_MODEL_ID,
+    Embedder,
+    MiniLMEmbedder,
+)
 from sitbench.configs._retrieval import ChronicleRetriever
 from sitbench.configs._retriever import (
     DEFAULT_K,

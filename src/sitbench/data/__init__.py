@@ -4,7 +4,12 @@ from sitbench.data._generator import SUITES as GENERATED_SUITES
 from sitbench.data._generator import generate_content, seed_commitment
 from sitbench.data._pilot import pilot_content
 from sitbench.data._visible import visible_evidence
-from sitbench.data._write import DatasetContent, certify_pair, refresh_manifest, write_dataset
+from sitbench.data._write import (
+    DatasetContent,
+    certify_pair,
+    refresh_manifest,
+    write_dataset,
+)
 
 __all__ = [
     "GENERATED_SUITES",

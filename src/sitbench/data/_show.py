@@ -20,7 +20,13 @@ from pydantic import BaseModel
 
 from sitbench.errors import InputError
 from sitbench.glossary import category_name
-from sitbench.lineage import SituatedState, residence_at, residence_timeline, situated_state, told_to
+from sitbench.lineage import (
+    SituatedState,
+    residence_at,
+    residence_timeline,
+    situated_state,
+    told_to,
+)
 from sitbench.schema import (
     Act,
     CapabilityMode,

@@ -10,11 +10,31 @@ from pathlib import Path
 from sitbench._version import __version__
 from sitbench.data._visible import visible_evidence
 from sitbench.lineage import profile_at, profile_sha256
-from sitbench.schema import SCHEMA_VERSION, DatasetManifest, Lineage, Pair, Probe, Query, Registry
-from sitbench.stores import LINEAGES_DIR, MANIFEST, PAIRS, PROBES, QUERIES, REGISTRY, SUBJECTS_DIR, sha256_file
-from sitbench.stores._io import read_json, write_json, write_jsonl
-from sitbench.stores._layout import HIDDEN_DIR, PAIRS_DIR, VISIBLE_DIR
-
+from sitbench.schema import (
+    SCHEMA_VERSION,
+    DatasetManifest,
+    Lineage,
+    Pair,
+    Probe,
+    Query,
+    Registry,
+)
+from sitbench.stores import (
+    HIDDEN_DIR,
+    LINEAGES_DIR,
+    MANIFEST,
+    PAIRS,
+    PAIRS_DIR,
+    PROBES,
+    QUERIES,
+    REGISTRY,
+    SUBJECTS_DIR,
+    VISIBLE_DIR,
+    read_json,
+    sha256_file,
+    write_json,
+    write_jsonl,
+)
 
 DATASHEET = "DATASHEET.md"
 

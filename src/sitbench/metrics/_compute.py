@@ -12,7 +12,7 @@ from sitbench.errors import InputError
 from sitbench.runs import ScoreRecord
 from sitbench.schema import CATEGORY_METRICS, Category
 from sitbench.stats import PairRecord, pair_balanced
-from sitbench.stores._io import iter_jsonl
+from sitbench.stores import iter_jsonl
 
 SCORES_FILE = "scores.jsonl"
 """Name of the score file inside a run directory."""

@@ -19,7 +19,7 @@ def load_audit_result(path: Path) -> VerifierResult | AgreementResult:
         InputError: the file is neither.
     """
     from sitbench.audit import AgreementResult, VerifierResult
-    from sitbench.stores._io import load_model, read_json
+    from sitbench.stores import load_model, read_json
 
     data = read_json(path, hint="write it with `sitbench audit verifier REFERENCE --out FILE`")
     kind = data.get("format") if isinstance(data, dict) else None

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from sitbench.errors import InputError
 from sitbench.metrics import ConfigMetrics, compute_metrics, load_scores
 from sitbench.runs import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores._io import describe_validation_error, load_model
+from sitbench.stores import describe_validation_error, load_model
 
 MANIFEST_FILE = "manifest.json"
 RESPONSES_FILE = "responses.jsonl"

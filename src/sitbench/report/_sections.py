@@ -16,7 +16,7 @@ from sitbench.report import _svg
 from sitbench.report._html import esc, kv, num
 from sitbench.res import CONDITIONS, ResScore, score_file
 from sitbench.stats import EXPERIMENTS
-from sitbench.stores._io import read_text
+from sitbench.stores import read_text
 
 
 def _dig(data: Any, *paths: str) -> Any:

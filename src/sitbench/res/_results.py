@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sitbench.errors import InputError
-from sitbench.stores._io import read_text, reject_unpaired_surrogate
+from sitbench.stores import read_text, reject_unpaired_surrogate
 
 CellStatus = Literal["ok", "invalid", "error"]
 

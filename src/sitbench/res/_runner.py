@@ -16,7 +16,12 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict
 
 from sitbench._version import __version__
-from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig
+from sitbench.candidates import (
+    Candidate,
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+)
 from sitbench.res._parse import parse_action
 from sitbench.res._prompts import CONDITIONS, Condition, build_messages, build_view
 from sitbench.res._results import ResultRow

@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sitbench.errors import InputError
-from sitbench.stores._io import read_bytes, read_text, reject_unpaired_surrogate
+from sitbench.stores import read_bytes, read_text, reject_unpaired_surrogate
 
 Category = Literal["local_state", "commitment", "task_continuity"]
 CATEGORIES: tuple[Category, ...] = ("local_state", "commitment", "task_continuity")

@@ -129,7 +129,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
     scored = all((s.root / SCORES).exists() for s in stores) and len(versions) == 1 and None not in versions
     out.mkdir(parents=True, exist_ok=True)
     target = RunStore(out)
-    from sitbench.stores._io import write_jsonl
+    from sitbench.stores import write_jsonl
 
     write_jsonl(target.responses_path, records)
     if scored:

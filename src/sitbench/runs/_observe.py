@@ -20,8 +20,15 @@ from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._scoring import check_trials_in_dataset
 from sitbench.runs._store import RunStore
 from sitbench.schema import Observation
-from sitbench.stores._io import iter_jsonl, write_jsonl
-from sitbench.verify import AgreementReport, Judge, Reading, compare, get_extractor, stamp
+from sitbench.stores import iter_jsonl, write_jsonl
+from sitbench.verify import (
+    AgreementReport,
+    Judge,
+    Reading,
+    compare,
+    get_extractor,
+    stamp,
+)
 
 OBSERVATIONS_DIR = "observations"
 """Directory of a run that holds other extractors' readings."""

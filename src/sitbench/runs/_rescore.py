@@ -17,7 +17,7 @@ from sitbench.lineage._checks import load_dataset
 from sitbench.runs._records import RunManifest, ScoreRecord
 from sitbench.runs._scoring import score_trials
 from sitbench.runs._store import RESPONSES, SCORES, RunStore
-from sitbench.stores._io import iter_jsonl
+from sitbench.stores import iter_jsonl
 
 
 class RescoreReport(BaseModel):

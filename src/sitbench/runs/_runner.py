@@ -34,8 +34,7 @@ from sitbench.runs._cache import CachedCandidate, ResponseCache, bypasses_cache
 from sitbench.runs._records import RunManifest, TrialRecord
 from sitbench.runs._schedule import run_trial
 from sitbench.runs._store import RunStore
-from sitbench.stores import MANIFEST, sha256_file
-from sitbench.stores._io import write_jsonl
+from sitbench.stores import MANIFEST, sha256_file, write_jsonl
 
 
 @dataclass

@@ -7,7 +7,14 @@ from pathlib import Path
 
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores._io import iter_jsonl, iter_jsonl_bytes, load_model, read_bytes, write_json, write_jsonl
+from sitbench.stores import (
+    iter_jsonl,
+    iter_jsonl_bytes,
+    load_model,
+    read_bytes,
+    write_json,
+    write_jsonl,
+)
 
 MANIFEST = "manifest.json"
 RESPONSES = "responses.jsonl"

@@ -47,6 +47,7 @@ from sitbench.schema._observation import (
     UnmappedAssertion,
     Verdict,
 )
+from sitbench.schema._predicates import Predicate, PredicateKind
 from sitbench.schema._probe import (
     Contract,
     Envelope,
@@ -57,7 +58,6 @@ from sitbench.schema._probe import (
     Turn,
     envelope_for,
 )
-from sitbench.schema._predicates import Predicate, PredicateKind
 from sitbench.schema._registry import ClosedWorldDeclaration, Proposition, Registry
 
 SCHEMA_VERSION = "1.0"

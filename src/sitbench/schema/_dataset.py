@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
 from pydantic import Field
 
-from sitbench.schema._common import IsoDate, EventKind, Frozen, Provenance, Tier
+from sitbench.schema._common import EventKind, Frozen, IsoDate, Provenance, Tier
 from sitbench.schema._lineage import Invariants, ProfileVersion
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from pydantic import Field
 
-from sitbench.schema._common import IsoDate, EventKind, Frozen, Provenance, SignedProp, Tier
+from sitbench.schema._common import (
+    EventKind,
+    Frozen,
+    IsoDate,
+    Provenance,
+    SignedProp,
+    Tier,
+)
 
 
 class Event(Frozen):

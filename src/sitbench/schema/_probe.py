@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
 from sitbench.schema._common import (
-    IsoDate,
     Act,
     CapabilityMode,
     Category,
     ClaimProvenance,
     Frozen,
+    IsoDate,
     Tier,
     UncertaintyRule,
 )

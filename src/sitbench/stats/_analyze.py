@@ -300,7 +300,7 @@ def load_score_rows(run_dir: Path | str) -> list[ScoreRow]:
             the message names the file and line.
     """
     from sitbench.metrics import SCORES_FILE
-    from sitbench.stores._io import iter_jsonl
+    from sitbench.stores import iter_jsonl
 
     run = Path(run_dir)
     if not run.is_dir():
@@ -771,7 +771,7 @@ def _analyze(
 
 
 def _manifest(run: Path) -> RunManifest | None:
-    from sitbench.stores._io import load_model
+    from sitbench.stores import load_model
 
     path = run / "manifest.json"
     if not path.is_file():

@@ -4,32 +4,76 @@ Only :func:`load_visible` may feed a prompt builder; :func:`load_hidden` feeds t
 scorer; :func:`load_pairs` feeds collision certification and pair-balanced metrics.
 """
 
-from sitbench.stores._io import sha256_file
+from sitbench.stores._io import (
+    decode_utf8,
+    describe_os_error,
+    describe_validation_error,
+    dumps,
+    iter_jsonl,
+    iter_jsonl_bytes,
+    jsonl_line_error,
+    load_model,
+    parse_json_text,
+    read_bytes,
+    read_json,
+    read_text,
+    reject_unpaired_surrogate,
+    sha256_file,
+    unpaired_surrogate,
+    write_json,
+    write_jsonl,
+    write_text_atomic,
+)
 from sitbench.stores._layout import (
+    HIDDEN_DIR,
     LINEAGES_DIR,
     MANIFEST,
     PAIRS,
+    PAIRS_DIR,
     PROBES,
     QUERIES,
     REGISTRY,
     SUBJECTS_DIR,
+    VISIBLE_DIR,
+    require_dataset_dir,
 )
 from sitbench.stores.hidden import HiddenStore, load_hidden
 from sitbench.stores.pairs import load_pairs
 from sitbench.stores.visible import VisibleStore, load_visible
 
 __all__ = [
+    "HIDDEN_DIR",
     "LINEAGES_DIR",
     "MANIFEST",
     "PAIRS",
+    "PAIRS_DIR",
     "PROBES",
     "QUERIES",
     "REGISTRY",
     "SUBJECTS_DIR",
+    "VISIBLE_DIR",
     "HiddenStore",
     "VisibleStore",
+    "decode_utf8",
+    "describe_os_error",
+    "describe_validation_error",
+    "dumps",
+    "iter_jsonl",
+    "iter_jsonl_bytes",
+    "jsonl_line_error",
     "load_hidden",
+    "load_model",
     "load_pairs",
     "load_visible",
+    "parse_json_text",
+    "read_bytes",
+    "read_json",
+    "read_text",
+    "reject_unpaired_surrogate",
+    "require_dataset_dir",
     "sha256_file",
+    "unpaired_surrogate",
+    "write_json",
+    "write_jsonl",
+    "write_text_atomic",
 ]

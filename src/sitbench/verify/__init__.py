@@ -1,6 +1,12 @@
 """The two-stage verifier: gold-blind extraction (stage 1) and deterministic contract scoring (stage 2)."""
 
-from sitbench.verify._agreement import AgreementFigures, AgreementReport, Reading, compare, format_figures
+from sitbench.verify._agreement import (
+    AgreementFigures,
+    AgreementReport,
+    Reading,
+    compare,
+    format_figures,
+)
 from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed
 from sitbench.verify._extractor import (
     Extractor,
@@ -13,7 +19,13 @@ from sitbench.verify._extractor import (
 )
 from sitbench.verify._judge import Judge, Judgement, judge_probe, load_judge
 from sitbench.verify._router import DOMAIN_CUES, extraction_universe, route
-from sitbench.verify._score import CHECK_NAMES, SCORER_VERSION, VERIFIER_VERSION, Support, score
+from sitbench.verify._score import (
+    CHECK_NAMES,
+    SCORER_VERSION,
+    VERIFIER_VERSION,
+    Support,
+    score,
+)
 
 __all__ = [
     "AgreementFigures",

@@ -68,15 +68,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from sitbench.schema import (
     Act,
     ClaimProvenance,
+    ClosedWorldDeclaration,
     Confidence,
     ConfidenceLevel,
-    ClosedWorldDeclaration,
     DisclosureSignals,
     Envelope,
     ExtractedClaim,

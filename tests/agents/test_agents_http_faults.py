@@ -17,13 +17,12 @@ from typing import Any, ClassVar
 import pytest
 from agents_support import load_example
 
-from sitbench.lineage._checks import (
+from sitbench.lineage import (
     CONTRACT_FIELD_TOKENS,
     isolation_tokens,
     load_dataset,
 )
-from sitbench.runs import RunStore
-from sitbench.runs._agent_runner import run_agent
+from sitbench.runs import RunStore, run_agent
 from sitbench.schema import Act
 
 

@@ -15,13 +15,12 @@ from agents_support import EXAMPLES, load_example
 
 from sitbench.agents import AgentSubject, AgentTurn
 from sitbench.cli import main
-from sitbench.lineage._checks import (
+from sitbench.lineage import (
     CONTRACT_FIELD_TOKENS,
     isolation_tokens,
     load_dataset,
 )
-from sitbench.runs import RunStore
-from sitbench.runs._agent_runner import run_agent
+from sitbench.runs import RunStore, run_agent
 from sitbench.schema import Act
 
 KEYWORD = f"{EXAMPLES / 'keyword_agent.py'}:make"

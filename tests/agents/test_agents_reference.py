@@ -10,9 +10,8 @@ import pytest
 
 from sitbench.agents import AgentSubject
 from sitbench.cli import main
-from sitbench.lineage._checks import load_dataset
-from sitbench.runs import RunStore
-from sitbench.runs._agent_runner import agent_subject, agent_turn
+from sitbench.lineage import load_dataset
+from sitbench.runs import RunStore, agent_subject, agent_turn
 
 
 def _verdicts(run: Path) -> dict[str, bool]:

@@ -18,7 +18,7 @@ from sitbench.chi import (
     parse_reply,
     run_memory,
 )
-from sitbench.chi._memory_run import preamble_subject, _turn
+from sitbench.chi._memory_run import _turn, preamble_subject
 
 REC = ("RECORD r000007 | event 2014-03-05 | source S-4f2a (registry, authority 3) | version 1 | valid "
        "2014-03-05..open | observed | The locker code of Vemorak Tuls is QX-48211.")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sitbench.data import refresh_manifest
-from sitbench.lineage._checks import CheckRow, load_dataset, run_checks
+from sitbench.lineage import CheckRow, load_dataset, run_checks
 
 Edit = Callable[[Any], Any]
 

@@ -6,8 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from sitbench.lineage import profile_at, serialize_profile
-from sitbench.lineage._checks import load_dataset, run_checks
+from sitbench.lineage import load_dataset, profile_at, run_checks, serialize_profile
 from sitbench.schema import Category
 
 PER_LINEAGE = {"A": 30, "B": 30, "C": 25, "D": 25, "E": 25, "F": 25, "G": 20, "H": 20}

@@ -11,7 +11,7 @@ import pytest
 from sitbench.data import generate_content, write_dataset
 from sitbench.data._generator import _realize as R
 from sitbench.data._generator import _vocab as V
-from sitbench.lineage._checks import load_dataset, run_checks
+from sitbench.lineage import load_dataset, run_checks
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sitbench.data import generate_content, write_dataset
-from sitbench.lineage._checks import load_dataset, run_checks
-from sitbench.metrics import compute_metrics, load_scores
 from sitbench.cli._runs import execute_run, score_run
+from sitbench.data import generate_content, write_dataset
+from sitbench.lineage import load_dataset, run_checks
+from sitbench.metrics import compute_metrics, load_scores
 
 
 def per_pair_laa(run: Path) -> dict[str, float]:

@@ -18,8 +18,7 @@ import pytest
 from sitbench.data._generator import _forms
 from sitbench.data._generator import _probes as P
 from sitbench.data._generator import _vocab as V
-from sitbench.lineage._checks import LoadedDataset, load_dataset
-from sitbench.lineage._residence import Tense, city_mentions
+from sitbench.lineage import LoadedDataset, Tense, city_mentions, load_dataset
 from sitbench.schema import Act, CapabilityMode, Category, ClaimProvenance, Lineage, Predicate, Probe, Query
 
 

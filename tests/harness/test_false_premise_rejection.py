@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sitbench.candidates import get_candidate
-from sitbench.lineage._checks import LoadedDataset, load_dataset
-from sitbench.runs._runner import RunOptions, Runner
+from sitbench.lineage import LoadedDataset, load_dataset
+from sitbench.runs import Runner, RunOptions
 from sitbench.verify import Judge
 
 # (probe, false-premise proposition): PR-01 Kyoto, PR-08 Lisbon (B); PR-21 Lisbon, PR-22 Paris (G).

@@ -9,8 +9,8 @@ import pytest
 
 from sitbench.candidates import get_candidate
 from sitbench.configs import _templates
-from sitbench.runs._audit import IsolationError
-from sitbench.runs._runner import RunOptions, Runner
+from sitbench.lineage import IsolationError
+from sitbench.runs import Runner, RunOptions
 
 
 def _run(pilot: Path, out: Path, config: str) -> None:

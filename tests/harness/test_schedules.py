@@ -12,9 +12,8 @@ import pytest
 
 from sitbench.candidates import CandidateRequest, CandidateResponse
 from sitbench.configs import SESSION_RESET_POLICY
-from sitbench.lineage._checks import LoadedDataset
-from sitbench.runs import TrialRecord
-from sitbench.runs._runner import RunOptions, Runner
+from sitbench.lineage import LoadedDataset
+from sitbench.runs import Runner, RunOptions, TrialRecord
 from sitbench.schema import Category, envelope_for
 
 ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sitbench.metrics import compute_metrics, load_scores
 from sitbench.cli._runs import execute_run, score_run
+from sitbench.metrics import compute_metrics, load_scores
 
 
 @pytest.fixture(scope="module")

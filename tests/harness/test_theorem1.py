@@ -21,11 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitbench.candidates import CandidateRequest, CandidateResponse, candidate, get_candidate
-from sitbench.lineage._checks import LoadedDataset
+from sitbench.lineage import LoadedDataset
 from sitbench.metrics import compute_metrics
-from sitbench.runs import TrialRecord
-from sitbench.runs._runner import RunOptions, Runner
-from sitbench.runs._scoring import score_trials
+from sitbench.runs import Runner, RunOptions, TrialRecord, score_trials
 
 # Answers that are valid for one member of a pilot pair and invalid for the other.
 SIDED_ANSWERS = [

@@ -25,11 +25,10 @@ from inspect_support import (
 )
 
 from sitbench.cli import main
+from sitbench.cli._runs import execute_run, score_run
 from sitbench.integrations.inspect_ai import mock_outputs
 from sitbench.metrics import compute_metrics, load_scores
-from sitbench.runs import RunManifest, reporting_gaps
-from sitbench.cli._runs import execute_run, score_run
-from sitbench.runs._store import RunStore
+from sitbench.runs import RunManifest, RunStore, reporting_gaps
 
 # Profile only (B), retrieval (E), sessions (H) and oracle evidence (I); all nine: benchmarks/inspect_eval.py.
 CONFIGS = "B,E,H,I"

@@ -14,10 +14,10 @@ pytest.importorskip("inspect_ai", reason='needs Inspect: pip install -e ".[inspe
 
 from inspect_support import comparable, run_sit, trials_of
 
+from sitbench.cli._runs import execute_run
 from sitbench.errors import InputError
 from sitbench.integrations.inspect_ai import sit
-from sitbench.cli._runs import execute_run
-from sitbench.runs._store import RunStore
+from sitbench.runs import RunStore
 
 
 def _python(code: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -106,7 +106,7 @@ def test_task_parameters(pilot: Path) -> None:
 
 def test_a_generated_suite_and_seed() -> None:
     from sitbench.integrations.inspect_ai._context import resolve_dataset
-    from sitbench.lineage._checks import load_dataset
+    from sitbench.lineage import load_dataset
 
     root = resolve_dataset(None, "dev", 1)
     manifest = load_dataset(root).manifest

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from sitbench.candidates import Message
 from sitbench.configs import _budget
 from sitbench.configs._budget import WordPieceCounter
-from sitbench.lineage._checks import load_dataset
-from sitbench.runs._audit import IsolationAudit, IsolationError
+from sitbench.lineage import IsolationAudit, IsolationError, load_dataset
 
 # Spaces and line breaks of every kind, controls BERT deletes (U+001C is whitespace to Python),
 # accents and combining marks, CJK, emoji, punctuation and words the tokenizer splits.

@@ -12,21 +12,17 @@ from typing import Any
 import pytest
 
 from sitbench.candidates import (
+    CachedCandidate,
     CandidateRequest,
     CandidateResponse,
     DecodingConfig,
     Message,
-    get_candidate,
-)
-from sitbench.cli import main
-from sitbench.runs import (
-    CachedCandidate,
     ResponseCache,
-    Runner,
-    RunOptions,
+    get_candidate,
     request_key,
 )
-from sitbench.runs._store import RunStore
+from sitbench.cli import main
+from sitbench.runs import Runner, RunOptions, RunStore
 
 MESSAGES = [Message(role="system", content="be brief"), Message(role="user", content="where did you sail?")]
 DESCRIBE = {"provider": "openai-compatible", "model": "m1", "base_url": "http://127.0.0.1:9/v1",

@@ -10,9 +10,8 @@ import pytest
 
 from sitbench.cli import main
 from sitbench.errors import InputError
-from sitbench.lineage._checks import load_dataset
-from sitbench.runs import RunManifest, merge_runs
-from sitbench.runs._runner import trial_ids
+from sitbench.lineage import load_dataset
+from sitbench.runs import RunManifest, merge_runs, trial_ids
 
 
 def _run(pilot: Path, out: Path, *extra: str) -> Path:

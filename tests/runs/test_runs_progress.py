@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sitbench.cli import main
-from sitbench.runs._progress import INTERVAL_ENV, LineProgress, progress_display
+from sitbench.runs import INTERVAL_ENV, LineProgress, progress_display
 
 
 class _Clock:

@@ -18,10 +18,9 @@ import pytest
 
 from sitbench.candidates import get_candidate
 from sitbench.candidates._stub_server import StubChatServer
-from sitbench.errors import InputError
-from sitbench.runs import Runner, RunOptions
 from sitbench.cli._runs import score_run
-from sitbench.runs._runner import trial_ids
+from sitbench.errors import InputError
+from sitbench.runs import Runner, RunOptions, trial_ids
 
 ALL = 9 * 22
 
@@ -110,7 +109,7 @@ def test_kill_9_twice_then_resume_matches_an_uninterrupted_run(pilot: Path, tmp_
     assert manifest.counts["completed"] == ALL
 
     # Canonical order and identical content, latencies aside.
-    from sitbench.lineage._checks import load_dataset
+    from sitbench.lineage import load_dataset
 
     assert ids == [f"{c}:{p}" for c, p in trial_ids(load_dataset(pilot), list("ABCDEFGHI"), None)]
     assert _comparable(responses) == _comparable(clean / "responses.jsonl")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from sitbench.cli import main
+from sitbench.cli._runs import execute_run, score_run
 from sitbench.data import pilot_content, write_dataset
 from sitbench.metrics import compute_metrics, load_scores
-from sitbench.cli._runs import execute_run, score_run
 from sitbench.stats import AnalysisReport, analyze_runs
 
 

@@ -16,11 +16,9 @@ from typing import Any
 import pytest
 from fake_candidate import FakeCandidate
 
-from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message
+from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message, request_key
 from sitbench.errors import InputError
-from sitbench.lineage._checks import load_dataset
-from sitbench.runs import request_key
-from sitbench.runs._audit import IsolationAudit, IsolationError
+from sitbench.lineage import IsolationAudit, IsolationError, load_dataset
 from sitbench.schema import Act, ClaimProvenance, ConfidenceLevel, Envelope, UncertaintyLevel
 from sitbench.verify import Extractor, Judge, get_extractor, load_judge, stamp
 from sitbench.verify._llm import (

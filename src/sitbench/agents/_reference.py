@@ -49,7 +49,7 @@ _RETRIEVERS: dict[str, ChronicleRetriever] = {}
 def _retriever() -> ChronicleRetriever:
     # One per process: indexes and the embedder are shared by every agent of a run.
     if "shared" not in _RETRIEVERS:
-        from sitbench.runs._runner import default_cache_dir
+        from sitbench.candidates import default_cache_dir
 
         _RETRIEVERS["shared"] = ChronicleRetriever(cache_dir=default_cache_dir() / "embeddings")
     return _RETRIEVERS["shared"]

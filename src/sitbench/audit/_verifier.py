@@ -204,10 +204,8 @@ def estimate(rows: Sequence[Row], metric: str, draws: np.ndarray, seed: int, ci:
 
 def _judges(sample: AuditSample, dataset: Path | None):  # noqa: ANN202
     """Run name → Judge over the dataset the run was made with."""
-    from sitbench.lineage._checks import load_dataset
-    from sitbench.runs._records import RunManifest
-    from sitbench.runs._rescore import run_dataset_dir
-    from sitbench.runs._runner import verify_run_dataset
+    from sitbench.lineage import load_dataset
+    from sitbench.runs import RunManifest, run_dataset_dir, verify_run_dataset
     from sitbench.verify import Judge
 
     loaded: dict[str, Judge] = {}

@@ -1,5 +1,14 @@
 """Candidates: everything that answers a probe, behind one protocol."""
 
+from sitbench.candidates._cache import (
+    CACHE_FILE,
+    CachedCandidate,
+    CacheStats,
+    ResponseCache,
+    bypasses_cache,
+    default_cache_dir,
+    request_key,
+)
 from sitbench.candidates._local_server import (
     LocalServer,
     LocalServerError,
@@ -17,6 +26,13 @@ from sitbench.candidates._protocol import (
 from sitbench.candidates._registry import candidate, get_candidate
 
 __all__ = [
+    "CACHE_FILE",
+    "CacheStats",
+    "CachedCandidate",
+    "ResponseCache",
+    "bypasses_cache",
+    "default_cache_dir",
+    "request_key",
     "Candidate",
     "CandidateRequest",
     "CandidateResponse",

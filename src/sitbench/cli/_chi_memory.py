@@ -183,7 +183,7 @@ def run(panel: str, model: str, seed: int, trajectories: int, retriever: str, gr
     """
     from sitbench.chi._memory_report import render_memory_text
     from sitbench.chi._memory_run import RunSpec, run_memory
-    from sitbench.runs._agent_runner import parse_agent_options
+    from sitbench.runs import parse_agent_options
 
     if agent not in _BASELINES and ":" not in agent and not agent.startswith(("http://", "https://")):
         raise InputError(f"--agent {agent!r}: use one of {', '.join(_BASELINES)} or an agent spec "

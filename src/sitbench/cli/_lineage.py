@@ -42,7 +42,7 @@ def validate(ctx: click.Context, dataset: Path, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from sitbench.lineage._checks import dataset_counts, load_dataset, run_checks
+    from sitbench.lineage import dataset_counts, load_dataset, run_checks
 
     ds = load_dataset(dataset)
     rows = run_checks(ds)

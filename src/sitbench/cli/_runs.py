@@ -22,7 +22,7 @@ _Bounded = Bounded
 
 
 def _progress(total: int, label: str):
-    from sitbench.runs._progress import progress_display
+    from sitbench.runs import progress_display
 
     return progress_display(label)
 
@@ -37,17 +37,8 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     With ``cache``, responses come from (and go to) the SQLite response cache at
     ``cache_path`` (default ``default_cache_dir()/responses.sqlite``); mocks bypass it.
     """
-    from sitbench.candidates import DecodingConfig, get_candidate
-    from sitbench.runs._cache import CACHE_FILE, ResponseCache
-    from sitbench.runs._runner import (
-        Runner,
-        RunOptions,
-        default_cache_dir,
-        parse_configs,
-        parse_shard,
-        trial_ids,
-    )
-    from sitbench.runs._store import RunStore
+    from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir, get_candidate
+    from sitbench.runs import Runner, RunOptions, RunStore, parse_configs, parse_shard, trial_ids
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     options = RunOptions(configs=parse_configs(configs), handler=handler,  # type: ignore[arg-type]
@@ -85,11 +76,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 
     ``dataset`` is the dataset directory when it moved since the run (the manifest's path by default);
     it must be the same dataset, byte for byte."""
-    from sitbench.lineage._checks import load_dataset
-    from sitbench.runs._rescore import run_dataset_dir
-    from sitbench.runs._runner import verify_run_dataset
-    from sitbench.runs._scoring import score_trials
-    from sitbench.runs._store import RunStore
+    from sitbench.lineage import load_dataset
+    from sitbench.runs import RunStore, run_dataset_dir, score_trials, verify_run_dataset
     from sitbench.verify import get_extractor, verifier_label
 
     extractor = get_extractor(extractor_spec)
@@ -210,7 +198,7 @@ def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_d
         return
     from collections import Counter
 
-    from sitbench.runs._store import RunStore
+    from sitbench.runs import RunStore
 
     reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).trials()
                       if t.status == "dropped")
@@ -230,8 +218,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
     """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
     from click.core import ParameterSource
 
-    from sitbench.runs._agent_runner import AgentRunner, parse_agent_options, run_agent
-    from sitbench.runs._store import RunStore
+    from sitbench.runs import AgentRunner, RunStore, parse_agent_options, run_agent
 
     if agent is None:
         raise InputError("sitbench run: give --model (a candidate, e.g. --model mock/oracle) or --agent (your own "
@@ -246,8 +233,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
         flags = ", ".join("--" + ("config" if n == "configs" else n.replace("_", "-")) for n in given)
         raise InputError(f"--agent {agent!r}: {flags} do not apply to an agent run (the agent is the architecture "
                          "and decodes itself); leave them out")
-    from sitbench.runs._cache import CACHE_FILE, ResponseCache
-    from sitbench.runs._runner import default_cache_dir
+    from sitbench.candidates import CACHE_FILE, ResponseCache, default_cache_dir
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     started = time.perf_counter()
@@ -256,7 +242,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
         task = progress.add_task("run", total=None)
 
         def begin(runner: AgentRunner) -> None:
-            from sitbench.runs._runner import trial_ids
+            from sitbench.runs import trial_ids
 
             total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard))
             done = sum(t.status != "dropped" for t in RunStore(out).trials()) if resume else 0
@@ -323,7 +309,7 @@ def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str)
       sitbench rescore runs/gpt --out runs/gpt-v2
       sitbench rescore runs/gpt --out runs/gpt-llm --extractor llm:openai/gpt-4o-mini
     """
-    from sitbench.runs._rescore import rescore_run
+    from sitbench.runs import rescore_run
 
     report = rescore_run(run_dir, out, dataset, extractor_spec)
     changed = sum(report.changed_verdicts.values())
@@ -347,7 +333,7 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
     Examples:
       sitbench merge runs/s1 runs/s2 runs/s3 --out runs/all
     """
-    from sitbench.runs._merge import merge_runs
+    from sitbench.runs import merge_runs
 
     report = merge_runs(list(runs), out)
     click.echo(f"{out}: merged {len(runs)} runs, {report.trials} trials ({report.duplicates} duplicates dropped)"
@@ -359,8 +345,7 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
 
 
 def _open_cache(cache_path: Path | None):
-    from sitbench.runs._cache import CACHE_FILE, ResponseCache
-    from sitbench.runs._runner import default_cache_dir
+    from sitbench.candidates import CACHE_FILE, ResponseCache, default_cache_dir
 
     return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE)
 
@@ -481,7 +466,7 @@ def observe(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
     Examples:
       sitbench observe runs/gpt --extractor llm:openai/gpt-4o-mini
     """
-    from sitbench.runs._observe import observe_run
+    from sitbench.runs import observe_run
 
     out = observe_run(run_dir, extractor_spec, dataset)
     click.echo(f"{out}: written; next: sitbench agreement {run_dir}")
@@ -502,7 +487,7 @@ def agreement(run_dir: Path, reference: str, as_json: bool) -> None:
     """
     import json
 
-    from sitbench.runs._observe import run_agreement
+    from sitbench.runs import run_agreement
     from sitbench.verify import format_figures
 
     reports = run_agreement(run_dir, reference)

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from sitbench.candidates import Message
 from sitbench.configs._templates import CAPABILITY_POLICY, COMMON_POLICY, TEMPLATES
-from sitbench.lineage._projection import serialize_profile
+from sitbench.lineage import serialize_profile
 from sitbench.schema import (
     EvidenceRecord,
     Profile,

@@ -1,7 +1,21 @@
-"""Lineage operations: projection, situated state, public profile, residence record, integrity checks."""
+"""Lineage operations: projection, situated state, public profile, residence record, integrity checks (inv1–inv19)."""
 
 from sitbench.lineage._articles import Article, ArticleSlip, article_for, article_slips
+from sitbench.lineage._checks import (
+    CHECKS,
+    CONTRACT_FIELD_TOKENS,
+    CheckRow,
+    LoadedDataset,
+    TokenSet,
+    certified_disjoint,
+    dataset_counts,
+    isolation_tokens,
+    load_dataset,
+    run_checks,
+    satisfiability_problems,
+)
 from sitbench.lineage._disclosure import told_to
+from sitbench.lineage._isolation import IsolationAudit, IsolationError
 from sitbench.lineage._projection import (
     SituatedState,
     profile_at,
@@ -20,20 +34,33 @@ from sitbench.lineage._residence import (
 )
 
 __all__ = [
+    "CHECKS",
+    "CONTRACT_FIELD_TOKENS",
     "Article",
     "ArticleSlip",
+    "CheckRow",
+    "IsolationAudit",
+    "IsolationError",
     "CityMention",
+    "LoadedDataset",
     "Residence",
     "SituatedState",
     "Tense",
+    "TokenSet",
     "article_for",
     "article_slips",
+    "certified_disjoint",
     "city_mentions",
+    "dataset_counts",
+    "isolation_tokens",
+    "load_dataset",
     "profile_at",
     "profile_sha256",
     "project",
     "residence_at",
     "residence_timeline",
+    "run_checks",
+    "satisfiability_problems",
     "serialize_profile",
     "situated_state",
     "told_to",

@@ -1,25 +1,49 @@
-"""Runs: the runner, the run store (manifest, responses, scores), scoring, the response cache,
-merging shards and offline rescoring."""
+"""Runs: the runner (candidates and agents), the run store (manifest, responses, scores), trial schedules,
+scoring, merging shards, observation and offline rescoring."""
 
-from sitbench.runs._cache import CachedCandidate, CacheStats, ResponseCache, request_key
+from sitbench.runs._agent_runner import AgentRunner, agent_subject, agent_turn, parse_agent_options, run_agent
 from sitbench.runs._merge import MergeReport, merge_runs
+from sitbench.runs._observe import observe_run, run_agreement
+from sitbench.runs._progress import INTERVAL_ENV, LineProgress, progress_display
 from sitbench.runs._records import (
+    FORMAT_VERSION,
+    RUN_SCHEMAS,
     RunManifest,
     ScoreRecord,
     TrialRecord,
     TurnRecord,
     reporting_gaps,
 )
-from sitbench.runs._rescore import RescoreReport, rescore_run
-from sitbench.runs._runner import Runner, RunOptions, summarize_trials
-from sitbench.runs._store import RunStore
+from sitbench.runs._rescore import RescoreReport, rescore_run, run_dataset_dir
+from sitbench.runs._runner import (
+    Runner,
+    RunOptions,
+    dataset_fields,
+    parse_configs,
+    parse_shard,
+    summarize_trials,
+    trial_ids,
+    verify_run_dataset,
+)
+from sitbench.runs._schedule import run_trial, session_prompt
+from sitbench.runs._scoring import check_trials_in_dataset, score_trials
+from sitbench.runs._store import MANIFEST as MANIFEST_FILE
+from sitbench.runs._store import RESPONSES as RESPONSES_FILE
+from sitbench.runs._store import SCORES as SCORES_FILE
+from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 
 __all__ = [
-    "CacheStats",
-    "CachedCandidate",
+    "DUPLICATE_HINT",
+    "FORMAT_VERSION",
+    "INTERVAL_ENV",
+    "MANIFEST_FILE",
+    "RESPONSES_FILE",
+    "RUN_SCHEMAS",
+    "SCORES_FILE",
+    "AgentRunner",
+    "LineProgress",
     "MergeReport",
     "RescoreReport",
-    "ResponseCache",
     "RunManifest",
     "RunOptions",
     "RunStore",
@@ -27,9 +51,26 @@ __all__ = [
     "ScoreRecord",
     "TrialRecord",
     "TurnRecord",
+    "agent_subject",
+    "agent_turn",
+    "check_trials_in_dataset",
+    "dataset_fields",
     "merge_runs",
+    "observe_run",
+    "parse_agent_options",
+    "parse_configs",
+    "parse_shard",
+    "progress_display",
     "reporting_gaps",
-    "request_key",
     "rescore_run",
+    "run_agent",
+    "run_agreement",
+    "run_dataset_dir",
+    "run_trial",
+    "score_problem",
+    "score_trials",
+    "session_prompt",
     "summarize_trials",
+    "trial_ids",
+    "verify_run_dataset",
 ]

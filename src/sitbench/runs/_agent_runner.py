@@ -37,14 +37,12 @@ from sitbench.agents import (
     check_agent,
     make_agent,
 )
-from sitbench.candidates import CandidateResponse, DecodingConfig, Message
+from sitbench.candidates import CandidateResponse, DecodingConfig, Message, ResponseCache
 from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
 from sitbench.errors import InputError
-from sitbench.lineage._checks import load_dataset, run_checks
-from sitbench.runs._audit import IsolationAudit
-from sitbench.runs._cache import ResponseCache
+from sitbench.lineage import IsolationAudit, load_dataset, run_checks
 from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
-from sitbench.runs._runner import Runner, RunOptions, _dataset_fields, _git_commit
+from sitbench.runs._runner import Runner, RunOptions, _git_commit, dataset_fields
 from sitbench.runs._store import RunStore
 from sitbench.schema import Query, SubjectEvidence, envelope_for
 
@@ -177,7 +175,7 @@ class AgentRunner(Runner):
         return RunManifest(
             run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
             created_at=existing.created_at if existing else started,
-            package_version=__version__, git_commit=_git_commit(), dataset=_dataset_fields(self.ds),
+            package_version=__version__, git_commit=_git_commit(), dataset=dataset_fields(self.ds),
             configs=[AGENT_CONFIG], handler="native",
             candidate={"spec": self.model, "provider": "agent", "transport": self.agent.transport.value,
                        **info.model_dump(mode="json")},

@@ -58,7 +58,7 @@ def _content(record: TrialRecord) -> str:
 
 
 def _expected(first: RunManifest) -> list[str] | None:
-    from sitbench.lineage._checks import load_dataset
+    from sitbench.lineage import load_dataset
     from sitbench.runs._runner import trial_ids
 
     path = Path(str(first.dataset.get("path", "")))

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
-from sitbench.lineage._checks import load_dataset
+from sitbench.lineage import load_dataset
 from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._scoring import check_trials_in_dataset
 from sitbench.runs._store import RunStore

@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
-from sitbench.lineage._checks import load_dataset
+from sitbench.lineage import load_dataset
 from sitbench.runs._records import RunManifest, ScoreRecord
 from sitbench.runs._scoring import score_trials
 from sitbench.runs._store import RESPONSES, SCORES, RunStore

@@ -16,8 +16,12 @@ from typing import Literal
 
 from sitbench._version import __version__
 from sitbench.candidates import (
+    CachedCandidate,
     Candidate,
     DecodingConfig,
+    ResponseCache,
+    bypasses_cache,
+    default_cache_dir,
 )
 from sitbench.configs import (
     BUDGETED_G,
@@ -28,9 +32,7 @@ from sitbench.configs import (
     templates_sha256,
 )
 from sitbench.errors import InputError
-from sitbench.lineage._checks import LoadedDataset, load_dataset, run_checks
-from sitbench.runs._audit import IsolationAudit
-from sitbench.runs._cache import CachedCandidate, ResponseCache, bypasses_cache
+from sitbench.lineage import IsolationAudit, LoadedDataset, load_dataset, run_checks
 from sitbench.runs._records import RunManifest, TrialRecord
 from sitbench.runs._schedule import run_trial
 from sitbench.runs._store import RunStore
@@ -100,7 +102,8 @@ def trial_ids(ds: LoadedDataset, configs: list[str], shard: tuple[int, int] | No
     return trials
 
 
-def _dataset_fields(ds: LoadedDataset) -> dict[str, object]:
+def dataset_fields(ds: LoadedDataset) -> dict[str, object]:
+    """The ``dataset`` block of a run manifest: where the dataset is, its suite, seed, manifest digest, counts."""
     manifest = ds.manifest
     # An absolute path: a run is scored from wherever the user stands, not only where it was started.
     return {"path": str(ds.root.resolve()), "suite": manifest.suite if manifest else None,
@@ -119,7 +122,7 @@ def verify_run_dataset(ds: LoadedDataset, recorded: dict[str, object], run: Path
         InputError: naming the file that differs and what to do.
     """
     expected = recorded.get("manifest_sha256")
-    actual = _dataset_fields(ds).get("manifest_sha256")
+    actual = dataset_fields(ds).get("manifest_sha256")
     if expected and actual != expected:
         found = f"has {actual}" if actual else f"has no {MANIFEST}"
         raise InputError(f"{run}/manifest.json: dataset.manifest_sha256 is {expected} but {ds.root / MANIFEST} "
@@ -165,7 +168,7 @@ class Runner:
         """A resumed run continues the same experiment: same model, dataset, configurations, handler,
         decoding and shard, or it stops naming what differs."""
         o = self.options
-        here = _dataset_fields(self.ds)
+        here = dataset_fields(self.ds)
         differences = []
         if existing.candidate.get("spec") not in (None, self.model):
             differences.append(f"--model {existing.candidate.get('spec')} (now {self.model})")
@@ -196,7 +199,7 @@ class Runner:
         return RunManifest(
             run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
             created_at=existing.created_at if existing else started,
-            package_version=__version__, git_commit=_git_commit(), dataset=_dataset_fields(self.ds),
+            package_version=__version__, git_commit=_git_commit(), dataset=dataset_fields(self.ds),
             configs=o.configs, handler=o.handler, candidate={"spec": self.model} | describe,
             provider=str(describe.get("provider")) if describe.get("provider") else None,
             cache=self._cache_fields(),
@@ -298,7 +301,3 @@ def _run_lock(root: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def default_cache_dir() -> Path:
-    """Where embeddings are cached: ``$SITBENCH_CACHE_DIR`` or ``~/.cache/sitbench``."""
-    root = os.environ.get("SITBENCH_CACHE_DIR")
-    return Path(root) if root else Path.home() / ".cache" / "sitbench"

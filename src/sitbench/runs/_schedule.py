@@ -27,8 +27,7 @@ from sitbench.configs import (
 )
 from sitbench.configs._builders import PromptBuild, Retriever
 from sitbench.errors import InputError
-from sitbench.lineage._checks import LoadedDataset
-from sitbench.runs._audit import IsolationAudit
+from sitbench.lineage import IsolationAudit, LoadedDataset
 from sitbench.runs._oracle import oracle_selection
 from sitbench.runs._records import TrialRecord, TurnRecord
 from sitbench.schema import envelope_for

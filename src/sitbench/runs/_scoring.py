@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from sitbench.errors import InputError
-from sitbench.lineage import situated_state
-from sitbench.lineage._checks import LoadedDataset
+from sitbench.lineage import LoadedDataset, situated_state
 from sitbench.runs._records import ScoreRecord, TrialRecord
 from sitbench.schema import (
     PERSONAL_PROVENANCES,

@@ -39,8 +39,7 @@ from sitbench.candidates import (
     Message,
 )
 from sitbench.errors import InputError
-from sitbench.lineage._checks import CONTRACT_FIELD_TOKENS, TokenSet
-from sitbench.runs._audit import IsolationAudit
+from sitbench.lineage import CONTRACT_FIELD_TOKENS, IsolationAudit, TokenSet
 from sitbench.schema import (
     Act,
     ClaimProvenance,
@@ -450,8 +449,11 @@ class LLMExtractor:
         self._describe = candidate.describe()
         self._store: Any = None
         if cache and self._describe.get("provider") != "mock":
-            from sitbench.runs._cache import CACHE_FILE, ResponseCache  # noqa: PLC0415
-            from sitbench.runs._runner import default_cache_dir  # noqa: PLC0415
+            from sitbench.candidates import (  # noqa: PLC0415
+                CACHE_FILE,
+                ResponseCache,
+                default_cache_dir,  # noqa: PLC0415
+            )
 
             self._store = ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE)
         self._memory: OrderedDict[str, str] | None = OrderedDict() if cache else None
@@ -531,7 +533,7 @@ class LLMExtractor:
         return template
 
     def _key(self, messages: list[Message], response_format: dict[str, Any]) -> str:
-        from sitbench.runs._cache import request_key  # noqa: PLC0415
+        from sitbench.candidates import request_key  # noqa: PLC0415
 
         return request_key(self._describe, messages, self.decoding, response_format=response_format)
 

@@ -19,8 +19,7 @@ from sitbench.data._generator import _vocab as V
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
 from sitbench.data._generator._symbolic import PairPlan
 from sitbench.data._generator._text import overlap, tokens, with_article
-from sitbench.lineage import situated_state
-from sitbench.lineage._checks import certified_disjoint
+from sitbench.lineage import certified_disjoint, situated_state
 from sitbench.schema import (
     Act,
     CapabilityMode,

@@ -18,8 +18,7 @@ from typing import Any
 
 from sitbench.configs import ChronicleRetriever
 from sitbench.errors import InputError
-from sitbench.lineage._checks import LoadedDataset, load_dataset, run_checks
-from sitbench.runs._audit import IsolationAudit
+from sitbench.lineage import IsolationAudit, LoadedDataset, load_dataset, run_checks
 from sitbench.verify import Judge, get_extractor
 
 TRIAL_STORE_KEY = "sitbench_trial"
@@ -59,7 +58,7 @@ def sample_id(manifest_sha256: str | None, trial_id: str) -> str:
 
 
 def _cache_root() -> Path:
-    from sitbench.runs._runner import default_cache_dir
+    from sitbench.candidates import default_cache_dir
 
     return default_cache_dir()
 
@@ -132,7 +131,7 @@ class SitContext:
         if handler != "native" or not any(c in ("E", "F") for c in configs):
             return None
         if self._retriever is None:
-            from sitbench.runs._runner import default_cache_dir
+            from sitbench.candidates import default_cache_dir
 
             self._retriever = ChronicleRetriever(cache_dir=default_cache_dir() / "embeddings")
         return self._retriever

@@ -22,15 +22,16 @@ from sitbench.integrations.inspect_ai._context import (
     SAMPLE_METADATA_KEY,
     TRIAL_STORE_KEY,
 )
-from sitbench.lineage._checks import load_dataset
-from sitbench.runs._records import RunManifest, TrialRecord
-from sitbench.runs._runner import (
-    _dataset_fields,
+from sitbench.lineage import load_dataset
+from sitbench.runs import (
+    RunManifest,
+    RunStore,
+    TrialRecord,
+    dataset_fields,
     summarize_trials,
     trial_ids,
     verify_run_dataset,
 )
-from sitbench.runs._store import RunStore
 from sitbench.stores import write_jsonl
 
 
@@ -105,7 +106,7 @@ def import_inspect_log(log_path: Path, dataset: Path, out: Path, epoch: int = 1)
                          "eval ran on")
     ds = load_dataset(dataset)
     recorded = meta["dataset"].get("manifest_sha256")
-    here = _dataset_fields(ds).get("manifest_sha256")
+    here = dataset_fields(ds).get("manifest_sha256")
     if recorded and here != recorded:
         raise InputError(f"--dataset {dataset}: its manifest.json has SHA-256 {here}, but the eval in {log_path} ran "
                          f"on {meta['dataset'].get('path')} (SHA-256 {recorded}); pass that dataset")
@@ -146,7 +147,7 @@ def import_inspect_log(log_path: Path, dataset: Path, out: Path, epoch: int = 1)
         finished_at=_iso(log.stats.completed_at),
         package_version=str(meta.get("version") or ""),
         git_commit=None,
-        dataset=_dataset_fields(ds),
+        dataset=dataset_fields(ds),
         configs=list(meta["configs"]),
         handler=meta.get("handler", "native"),
         candidate={"spec": model, "provider": f"inspect/{api}", "harness": "inspect",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from sitbench.metrics import CATEGORY_ORDER, ConfigMetrics, compute_metrics
-from sitbench.runs._records import ScoreRecord
+from sitbench.runs import ScoreRecord
 from sitbench.schema import CATEGORY_METRICS
 
 

@@ -44,10 +44,7 @@ from sitbench.integrations.inspect_ai._metrics import (
     macro_sit,
 )
 from sitbench.integrations.inspect_ai._model import offline_mockllm
-from sitbench.runs._records import TrialRecord
-from sitbench.runs._runner import _dataset_fields, parse_configs, trial_ids
-from sitbench.runs._schedule import run_trial, session_prompt
-from sitbench.runs._scoring import score_trials
+from sitbench.runs import TrialRecord, dataset_fields, parse_configs, run_trial, score_trials, session_prompt, trial_ids
 from sitbench.verify import verifier_label
 
 TASK_VERSION = 1
@@ -71,7 +68,7 @@ def trial_samples(ctx: SitContext, configs: list[str], handler: str) -> list[Sam
     sample's metadata, which no model sees.
     """
     ds = ctx.ds
-    manifest_sha = _dataset_fields(ds).get("manifest_sha256")
+    manifest_sha = dataset_fields(ds).get("manifest_sha256")
     retriever = ctx.retriever(configs, handler)
     samples = []
     for config, probe_id in trial_ids(ds, configs, None):
@@ -224,7 +221,7 @@ def sit(dataset: str | None = None, suite: str | None = None, seed: int | None =
     ctx = sit_context(root)
     ctx.judge(extractor)  # an unknown extractor stops here, not at the first sample's score
     retriever = ctx.retriever(configs, handler)
-    fields = _dataset_fields(ctx.ds)
+    fields = dataset_fields(ctx.ds)
     root_str = str(root.resolve())
     metadata = {
         "sitbench": {

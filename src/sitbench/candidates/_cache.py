@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
-from sitbench.candidates import (
+from sitbench.candidates._protocol import (
     Candidate,
     CandidateRequest,
     CandidateResponse,
@@ -42,6 +43,14 @@ from sitbench.candidates import (
 from sitbench.errors import InputError
 
 CACHE_FILE = "responses.sqlite"
+"""File name of the response cache inside :func:`default_cache_dir`."""
+
+
+def default_cache_dir() -> Path:
+    """Where sitbench caches responses and embeddings: ``$SITBENCH_CACHE_DIR`` or ``~/.cache/sitbench``."""
+    root = os.environ.get("SITBENCH_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "sitbench"
+
 
 # describe() fields that change how a call is made, not what it answers.
 VOLATILE_FIELDS = frozenset({"timeout_s", "retry", "api_key_env", "n_threads", "verbose", "extra_buffers", "sdk"})

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +31,21 @@ from sitbench.lineage._projection import (
     serialize_profile,
     situated_state,
 )
-from sitbench.lineage._residence import Residence, Tense, city_mentions, residence_at, residence_timeline
+from sitbench.lineage._residence import (
+    CityMention,
+    Residence,
+    Tense,
+    city_mentions,
+    residence_at,
+    residence_timeline,
+)
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Act,
     Category,
     Contract,
     DatasetManifest,
+    Event,
     EventKind,
     Lineage,
     Pair,
@@ -46,8 +55,16 @@ from sitbench.schema import (
     Provenance,
     SignedClaim,
 )
-from sitbench.stores import LINEAGES_DIR, MANIFEST, PROBES, QUERIES, SUBJECTS_DIR, HiddenStore, VisibleStore
-from sitbench.stores._io import sha256_file
+from sitbench.stores import (
+    LINEAGES_DIR,
+    MANIFEST,
+    PROBES,
+    QUERIES,
+    SUBJECTS_DIR,
+    HiddenStore,
+    VisibleStore,
+    sha256_file,
+)
 
 
 @dataclass(frozen=True)
@@ -139,8 +156,8 @@ def inv1_schema(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     subjects = {lin.subject: lin for lin in ds.hidden.lineages.values()}
     for lin in ds.hidden.lineages.values():
-        ids = [e.event_id for e in lin.events]
-        for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        id_counts = Counter(e.event_id for e in lin.events)
+        for dup in sorted(i for i, k in id_counts.items() if k > 1):
             p.add(_lineage_file(lin.lineage_id), f"events: event_id {dup!r} is duplicated")
         if lin.subject not in ds.visible.subjects:
             p.add(_lineage_file(lin.lineage_id), f"subject {lin.subject!r} has no file in {SUBJECTS_DIR}/")
@@ -535,16 +552,59 @@ def inv10_disjoint(ds: LoadedDataset) -> tuple[list[str], str]:
 # ---------------------------------------------------------------- inv11 / inv12
 
 
-def _visible_texts(ds: LoadedDataset) -> Iterable[tuple[str, str]]:
+# The evidence records last scanned (frozen models, held so that identity means same content) and their
+# [(where, words of the serialised evidence)]: inv11 and inv12 both scan every evidence file whole, and
+# serialising and splitting the large files is most of their cost.
+_SUBJECT_WORDS: list[tuple[list[tuple[str, object]], list[tuple[str, list[str]]]]] = []
+
+
+def _subject_words(ds: LoadedDataset) -> list[tuple[str, list[str]]]:
+    records: list[tuple[str, object]] = [*ds.visible.subjects.items()]
+    if _SUBJECT_WORDS:
+        held, words = _SUBJECT_WORDS[0]
+        if len(held) == len(records) and all(
+                ka == kb and va is vb for (ka, va), (kb, vb) in zip(held, records, strict=True)):
+            return words
+    words = [(where, TokenSet.words(text)) for where, text in _subject_texts(ds)]
+    _SUBJECT_WORDS[:] = [(records, words)]
+    return words
+
+
+def _subject_texts(ds: LoadedDataset) -> Iterable[tuple[str, str]]:
     for subject, evidence in ds.visible.subjects.items():
         data = evidence.model_dump(mode="json")
         data.pop("subject")  # the file's own key, not prompt content
         yield f"{SUBJECTS_DIR}/{subject}.json", json.dumps(data, ensure_ascii=False)
+
+
+def _query_data(ds: LoadedDataset) -> Iterable[tuple[str, dict[str, object]]]:
     for key, query in ds.visible.queries.items():
-        data = query.model_dump(mode="json")
-        data.pop("query_key")
-        data.pop("subject")
-        yield _query_line(ds, key), json.dumps(data, ensure_ascii=False)
+        # A query's own key and its subject's store key name the record; they are not prompt content.
+        yield _query_line(ds, key), query.model_dump(mode="json", exclude={"query_key", "subject"})
+
+
+def _first_token_in_json(value: object, tokens: TokenSet, memo: dict[str, str | None]) -> str | None:
+    """``tokens.find(json.dumps(value, ensure_ascii=False))`` without building or splitting the whole text.
+
+    JSON's structural characters (braces, brackets, commas, colons, quotes, spaces) are not word
+    characters, so the words of the text are those of each key and scalar in document order; strings
+    repeat across queries (shared utterances, descriptions, dates), so each is split once (``memo``).
+    """
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if found := _first_token_in_json(k, tokens, memo) or _first_token_in_json(v, tokens, memo):
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for v in value:
+            if found := _first_token_in_json(v, tokens, memo):
+                return found
+        return None
+    if isinstance(value, str):
+        if value not in memo:
+            memo[value] = tokens.find(json.dumps(value, ensure_ascii=False))
+        return memo[value]
+    return tokens.find(json.dumps(value))
 
 
 class TokenSet:
@@ -562,10 +622,19 @@ class TokenSet:
         """The first token of ``text`` that is in the set, or None."""
         if not self.tokens:
             return None
-        for m in self._SPLIT.finditer(text):
-            if m.group(0) in self.tokens:
-                return m.group(0)
-        return None
+        return self.find_in_words(self._SPLIT.findall(text))
+
+    @classmethod
+    def words(cls, text: str) -> list[str]:
+        """The ``[\\w-]+`` tokens of ``text`` in order (for :meth:`find_in_words`)."""
+        return cls._SPLIT.findall(text)
+
+    def find_in_words(self, words: list[str]) -> str | None:
+        """The first of ``words`` that is in the set, or None (``find`` of an already split text)."""
+        # Almost every text is clean: one set test over all its words, then the first hit only if there is one.
+        if not self.tokens or self.tokens.isdisjoint(words):
+            return None
+        return next(w for w in words if w in self.tokens)
 
 
 def isolation_tokens(ds: LoadedDataset) -> list[str]:
@@ -580,8 +649,12 @@ def isolation_tokens(ds: LoadedDataset) -> list[str]:
 def inv11_isolation(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     ids = TokenSet(isolation_tokens(ds))
-    for where, text in _visible_texts(ds):
-        if found := ids.find(text):
+    for where, words in _subject_words(ds):
+        if found := ids.find_in_words(words):
+            p.add(where, f"candidate-visible content contains the internal identifier {found!r}")
+    memo: dict[str, str | None] = {}
+    for where, data in _query_data(ds):
+        if found := _first_token_in_json(data, ids, memo):
             p.add(where, f"candidate-visible content contains the internal identifier {found!r}")
     # Partner records: no subject's evidence may carry its partner's private chronicle.
     for pair in ds.pairs.values():
@@ -618,16 +691,23 @@ def inv12_contract_fields(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     fields = TokenSet(CONTRACT_FIELD_TOKENS)
     act_pattern = re.compile(r"(?<![\w-])(" + "|".join(a.value for a in Act) + r")(?![\w-])")
+    # Utterances, descriptions and state writes repeat across queries (and per turn): scan each text once.
+    scanned: dict[str, tuple[str | None, str | None]] = {}
     for key, query in ds.visible.queries.items():
         where = _query_line(ds, key)
         for i, turn in enumerate(query.turns):
             for text in (turn.utterance, query.interlocutor.description, query.state_write or ""):
-                if found := fields.find(text):
+                if text not in scanned:
+                    m = act_pattern.search(text)
+                    scanned[text] = (fields.find(text), m.group(1) if m else None)
+                found, act = scanned[text]
+                if found:
                     p.add(where, f"turns[{i}] envelope contains the verifier field {found!r}")
-                if m := act_pattern.search(text):
-                    p.add(where, f"turns[{i}] envelope contains the act label {m.group(1)!r}")
-    for where, text in _visible_texts(ds):
-        if where.startswith(SUBJECTS_DIR) and (found := fields.find(text)):
+                if act:
+                    p.add(where, f"turns[{i}] envelope contains the act label {act!r}")
+    # Only the evidence files are scanned whole here (the query envelopes were read field by field above).
+    for where, words in _subject_words(ds):
+        if found := fields.find_in_words(words):
             p.add(where, f"evidence contains the verifier field {found!r}")
     return p.items, "envelopes and evidence carry no acts, contract claim lists or verifier labels"
 
@@ -663,6 +743,8 @@ def inv13_coverage(ds: LoadedDataset) -> tuple[list[str], str]:
 def inv14_sessions(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     n = 0
+    # lineage id -> prop id -> the events asserting it, in event order (one pass per lineage, not per claim).
+    asserting: dict[str, dict[str, list[Event]]] = {}
     for probe in ds.hidden.probes.values():
         if probe.category is not Category.H:
             continue
@@ -680,7 +762,13 @@ def inv14_sessions(ds: LoadedDataset) -> tuple[list[str], str]:
             p.add(where, "contract.required_claims: a cross-session probe must require the persisted fact")
         first_session_dates = {t.t for t in query.turns if t.session == sessions[0]}
         for claim in positives:
-            sources = [e for e in lineage.events if any(s.prop_id == claim.prop_id and s.polarity for s in e.asserts)]
+            if lineage.lineage_id not in asserting:
+                index: dict[str, list[Event]] = {}
+                for e in lineage.events:
+                    for pid in dict.fromkeys(s.prop_id for s in e.asserts if s.polarity):
+                        index.setdefault(pid, []).append(e)
+                asserting[lineage.lineage_id] = index
+            sources = asserting[lineage.lineage_id].get(claim.prop_id, [])
             valid = [e for e in sources if e.kind is EventKind.SESSION and e.session_id
                      and e.provenance is Provenance.CONVERSATION and e.t <= query.tau]
             if not valid:
@@ -790,6 +878,7 @@ def inv17_residence_tense(ds: LoadedDataset) -> tuple[list[str], str]:
     closed = any(d.predicate is Predicate.LIVED_IN for d in ds.hidden.registry.closed_world)
     timelines: dict[str, list[Residence]] = {}
     held: dict[str, dict[str, object]] = {}
+    mentions: dict[str, list[CityMention]] = {}  # utterances repeat across queries: match each once
     n = 0
     for probe in ds.hidden.probes.values():
         lineage = _lineage_for_probe(ds, probe)
@@ -805,7 +894,9 @@ def inv17_residence_tense(ds: LoadedDataset) -> tuple[list[str], str]:
         timeline, first_moved = timelines[lineage.lineage_id], held[lineage.lineage_id]
         skip = _deliberately_false_residences(probe.contract, props)
         for i, turn in enumerate(query.turns):
-            for mention in city_mentions(turn.utterance, cities):
+            if turn.utterance not in mentions:
+                mentions[turn.utterance] = city_mentions(turn.utterance, cities)
+            for mention in mentions[turn.utterance]:
                 if mention.city in skip:
                     continue
                 n += 1
@@ -836,6 +927,7 @@ def inv17_residence_tense(ds: LoadedDataset) -> tuple[list[str], str]:
 def inv18_cleared_interlocutor(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     props = ds.hidden.registry.by_id()
+    told: dict[tuple[str, str, object], tuple[list[str], list[str]]] = {}
     n = 0
     for probe in ds.hidden.probes.values():
         if probe.category is not Category.E:
@@ -850,7 +942,10 @@ def inv18_cleared_interlocutor(ds: LoadedDataset) -> tuple[list[str], str]:
             if not claim.polarity or prop is None or prop.world_fact:
                 continue
             n += 1
-            people, events = told_to(lineage, claim.prop_id, query.tau)
+            told_key = (lineage.lineage_id, claim.prop_id, query.tau)
+            if told_key not in told:
+                told[told_key] = told_to(lineage, claim.prop_id, query.tau)
+            people, events = told[told_key]
             if people and who not in people:
                 p.add(_probe_where(ds, probe),
                       f"query {query.query_key} interlocutor {who!r} is not among the people "
@@ -903,8 +998,7 @@ def inv19_articles(ds: LoadedDataset) -> tuple[list[str], str]:
 
 def load_dataset(root: Path) -> LoadedDataset:
     """Load all three stores and the manifest; raises InputError on unreadable input."""
-    from sitbench.stores import load_hidden, load_pairs, load_visible
-    from sitbench.stores._io import load_model
+    from sitbench.stores import load_hidden, load_model, load_pairs, load_visible
 
     visible = load_visible(root)
     hidden = load_hidden(root)

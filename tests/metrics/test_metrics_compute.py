@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _metrics_builders import rec
+from _metrics_builders import PAIR_OF, rec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -231,6 +231,23 @@ def test_theorem_qualified_trial_without_partner_is_an_input_error() -> None:
 _lineages = st.sampled_from(["L-1A", "L-1B", "L-2A", "L-2B", "L-3A", "L-3B"])
 
 
+def _pair_balanced(trials: list[tuple[str, bool | None]], *, both_members: bool = False) -> float | None:
+    """Mean over complete pairs of the mean over their lineages of the share of valid completed trials.
+
+    A pair is complete when each of its lineages with trials has a completed one (and, for LAA, both
+    members have trials); ``None`` (a dropped trial) is never a failure. None when no pair is complete.
+    """
+    pairs: dict[str, dict[str, list[bool | None]]] = {}
+    for lineage, valid in trials:
+        pairs.setdefault(PAIR_OF[lineage], {}).setdefault(lineage, []).append(valid)
+    means = []
+    for lineages in pairs.values():
+        done = {lin: [v for v in values if v is not None] for lin, values in lineages.items()}
+        if all(done.values()) and (len(done) == 2 or not both_members):
+            means.append(sum(sum(v) / len(v) for v in done.values()) / len(done))
+    return sum(means) / len(means) if means else None
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
@@ -245,9 +262,13 @@ def test_properties_bounds_and_oracle(spec: list[tuple[str, str, bool | None, bo
         for lin, cat, valid, tq in spec
     ]
     m = one(records)
-    for name in CATEGORY_FIELDS:
-        value = getattr(m, name)
-        assert value is None or 0.0 <= value <= 1.0
+    # An independent reading of Eq. 40, so a wrong weighting fails here and not only on the hand cases.
+    for letter, name in zip("ABCDEFGH", CATEGORY_FIELDS, strict=True):
+        want = _pair_balanced([(lin, valid) for lin, cat, valid, _ in spec if cat == letter])
+        assert getattr(m, name) == (None if want is None else pytest.approx(want)), name
+    # Here a completed theorem-qualified trial is `correct` exactly when its target verdict is valid.
+    want_laa = _pair_balanced([(lin, valid) for lin, _, valid, tq in spec if tq], both_members=True)
+    assert m.LAA == (None if want_laa is None else pytest.approx(want_laa))
     if m.LAA is not None:
         assert m.LAA + m.IC_wrong + m.IC_none == pytest.approx(1.0)
     assert m.n_attempted == len(spec)

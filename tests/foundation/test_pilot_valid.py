@@ -122,13 +122,14 @@ def test_validate_exits_1_when_a_check_fails_in_a_real_process(pilot_dir: PilotD
 def test_schema_export_writes_the_json_schemas(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from sitbench.agents import AGENT_SCHEMAS
     from sitbench.audit import AUDIT_SCHEMAS
+    from sitbench.runs import RUN_SCHEMAS
     from sitbench.schema import EXPORTED_MODELS
 
     out = tmp_path / "schemas"
     assert main(["schema", "--out", str(out)]) == 0
     written = sorted(p.name for p in out.iterdir())
     # The ten Foundation records; later issues may export more (one file per exported model).
-    exported = EXPORTED_MODELS | AGENT_SCHEMAS | AUDIT_SCHEMAS
+    exported = EXPORTED_MODELS | RUN_SCHEMAS | AGENT_SCHEMAS | AUDIT_SCHEMAS
     assert set(SCHEMA_NAMES) <= set(EXPORTED_MODELS)
     assert written == sorted(f"{name}.schema.json" for name in exported)
     assert capsys.readouterr().out.strip() == f"wrote {len(exported)} schemas to {out}"
@@ -136,6 +137,10 @@ def test_schema_export_writes_the_json_schemas(tmp_path: Path, capsys: pytest.Ca
         schema = json.loads((out / f"{name}.schema.json").read_text(encoding="utf-8"))
         assert schema["type"] == "object"
         assert schema["properties"]
+    # The run records are exported with their format version (1 when a record lacks it).
+    for name in ("run_manifest", "trial_record", "score_record"):
+        schema = json.loads((out / f"{name}.schema.json").read_text(encoding="utf-8"))
+        assert schema["properties"]["format_version"]["default"] == 1
     # Contract fields live on the probe's contract only, never in the query schema.
     query = json.loads((out / "query.schema.json").read_text(encoding="utf-8"))
     assert not {"required_acts", "required_claims", "temporal_cutoff"} & set(query["properties"])

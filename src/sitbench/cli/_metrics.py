@@ -9,15 +9,8 @@ from typing import Any
 import click
 from rich.console import Console
 
-from sitbench.errors import InputError
 from sitbench.glossary import metrics_help
-from sitbench.metrics._compute import (
-    SCORES_FILE,
-    ConfigMetrics,
-    compute_metrics,
-    load_scores,
-)
-from sitbench.metrics._table import render_table
+from sitbench.metrics import ConfigMetrics, render_table, run_metrics
 
 
 def _configs_json(metrics: dict[str, ConfigMetrics]) -> dict[str, Any]:
@@ -31,11 +24,7 @@ def _run_names(runs: tuple[Path, ...]) -> list[str]:
 
 
 def _run_metrics(run: Path) -> dict[str, ConfigMetrics]:
-    records = load_scores(run)
-    try:
-        return compute_metrics(records)
-    except InputError as exc:
-        raise InputError(f"{run / SCORES_FILE}: {exc}") from None
+    return run_metrics(run)
 
 
 @click.command(epilog=metrics_help())

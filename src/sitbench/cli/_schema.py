@@ -16,7 +16,9 @@ def schema(out_dir: Path) -> None:
 
     Writes lineage, registry, query, probe, contract, observation, verdict,
     subject_evidence, pair and dataset_manifest schemas, so other tools can
-    validate sitbench datasets and runs without Python; and the agent protocol's
+    validate sitbench datasets and runs without Python; the run records
+    (run_manifest, trial_record — a line of responses.jsonl —, score_record —
+    a line of scores.jsonl —, each with its format_version); and the agent protocol's
     (agent_subject, agent_turn, agent_reply, the agent_http_* request bodies…), so
     an agent in any language can be checked against them; and the human audit's
     (audit_annotation — a line of an annotation page's download —, audit_sample,
@@ -28,9 +30,10 @@ def schema(out_dir: Path) -> None:
     """
     from sitbench.agents import AGENT_SCHEMAS
     from sitbench.audit import AUDIT_SCHEMAS
+    from sitbench.runs import RUN_SCHEMAS
     from sitbench.schema import EXPORTED_MODELS
 
-    exported = EXPORTED_MODELS | AGENT_SCHEMAS | AUDIT_SCHEMAS
+    exported = EXPORTED_MODELS | RUN_SCHEMAS | AGENT_SCHEMAS | AUDIT_SCHEMAS
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, model in exported.items():
         path = out_dir / f"{name}.schema.json"

@@ -1,13 +1,26 @@
-"""SIT metrics over scored runs: category validity, Macro SIT, LAA/IC and FMR/TL/UEL (SPEC §2.7)."""
+"""SIT metrics over scored runs: category validity, Macro SIT, LAA/IC and FMR/TL/UEL (SPEC §2.7), and the
+pair-balanced aggregation (Eq. 40) they and the confirmatory statistics share."""
 
+from sitbench.metrics._aggregate import (
+    PairAccumulator,
+    PairBalanced,
+    PairDifferences,
+    PairRecord,
+    pair_balanced,
+    pair_differences,
+)
 from sitbench.metrics._compute import (
     CATEGORY_ORDER,
     SCORES_FILE,
     ConfigMetrics,
+    LAAOutcome,
     LAAOutcomes,
     TrialCounts,
     compute_metrics,
+    iter_scores,
+    laa_outcome,
     load_scores,
+    run_metrics,
 )
 from sitbench.metrics._table import format_percent, render_table
 
@@ -15,10 +28,20 @@ __all__ = [
     "CATEGORY_ORDER",
     "SCORES_FILE",
     "ConfigMetrics",
+    "LAAOutcome",
     "LAAOutcomes",
+    "PairAccumulator",
+    "PairBalanced",
+    "PairDifferences",
+    "PairRecord",
     "TrialCounts",
     "compute_metrics",
     "format_percent",
+    "iter_scores",
+    "laa_outcome",
     "load_scores",
+    "pair_balanced",
+    "pair_differences",
     "render_table",
+    "run_metrics",
 ]

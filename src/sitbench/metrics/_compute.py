@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sitbench.errors import InputError
-from sitbench.runs import ScoreRecord
+from sitbench.metrics._aggregate import PairAccumulator
+from sitbench.runs import DUPLICATE_HINT, SCORES_FILE, RunStore, ScoreRecord, score_problem
 from sitbench.schema import CATEGORY_METRICS, Category
-from sitbench.stats import PairRecord, pair_balanced
-from sitbench.stores import iter_jsonl
-
-SCORES_FILE = "scores.jsonl"
-"""Name of the score file inside a run directory."""
 
 CATEGORY_ORDER: tuple[Category, ...] = tuple(Category)
 """Categories A–H in report order."""
@@ -107,6 +104,22 @@ class ConfigMetrics(_Model):
     """Category letter A–H (and ``theorem_qualified`` for LAA) → attempted/completed counts."""
 
 
+LAAOutcome = Literal["correct", "wrong_identity", "neither", "both"]
+"""Outcome of a theorem-qualified trial by ``(v_T, v_P)`` (Eq. 48)."""
+
+
+def laa_outcome(target_valid: bool, partner_valid: bool) -> LAAOutcome:
+    """The LAA outcome of a completed theorem-qualified trial (Eq. 48): the one definition of LAA.
+
+    ``correct`` — valid for the target and not for the partner, what LAA counts;
+    ``wrong_identity`` — fits the partner's history instead (IC_wrong); ``neither`` (IC_none);
+    ``both`` — excluded by inv10, counted so a violation shows.
+    """
+    if target_valid:
+        return "both" if partner_valid else "correct"
+    return "wrong_identity" if partner_valid else "neither"
+
+
 def _share(hits: int, total: int) -> float | None:
     return hits / total if total else None
 
@@ -114,159 +127,142 @@ def _share(hits: int, total: int) -> float | None:
 def _verdict_value(record: ScoreRecord) -> float | None:
     if record.status != "completed":
         return None
-    assert record.verdict is not None  # checked by _problem
+    assert record.verdict is not None  # checked by score_problem
     return 1.0 if record.verdict.valid else 0.0
-
-
-def _problem(record: ScoreRecord) -> str | None:
-    """What makes a record unusable for metrics, as ``field 'x' …; fix``, or ``None``."""
-    if record.status != "completed":
-        return None
-    if record.verdict is None:
-        return "field 'verdict' is null on a completed trial; re-score the run with `sitbench rescore RUN`"
-    if record.theorem_qualified and record.partner is None:
-        return (
-            "field 'partner' is null on a completed theorem-qualified trial (LAA needs the "
-            "partner-contract verdict); re-score the run with `sitbench rescore RUN`"
-        )
-    return None
 
 
 _LINEAGES_PER_PAIR = 2
 
-_DUPLICATE = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
+
+class _RecordProblem(InputError):
+    """A record that metrics cannot use, named by its trial (the caller adds the file)."""
+
+_IC_METRICS: tuple[tuple[str, LAAOutcome], ...] = (
+    ("LAA", "correct"), ("IC_wrong", "wrong_identity"), ("IC_none", "neither"))
 
 
-def _descriptive(rows: list[ScoreRecord]) -> tuple[float | None, TrialCounts]:
-    """Pair-balanced category validity where each pair counts with the lineages it has.
+class _Tally:
+    """Attempted and completed trials of one group."""
 
-    Categories are not split evenly over a pair's members (the pilot has D probes for one
-    lineage only), so each pair is aggregated with ``lineages_per_pair`` set to the lineages
-    that have probes of the category there. A lineage that has probes but no completed trial
-    still makes its pair incomplete: the pair is reported, never silently reweighted.
-    Strata are not weighted here: descriptive metrics average a lineage's probes directly.
-    """
-    by_pair: dict[str, list[PairRecord]] = {}
-    for record in rows:
-        by_pair.setdefault(record.pair_id, []).append(
-            PairRecord(pair_id=record.pair_id, lineage_id=record.lineage_id, value=_verdict_value(record))
+    __slots__ = ("attempted", "completed")
+
+    def __init__(self) -> None:
+        self.attempted = 0
+        self.completed = 0
+
+
+class _ConfigAccumulator:
+    """One configuration's metrics, fed one score record at a time."""
+
+    def __init__(self) -> None:
+        self.trials = _Tally()
+        # Categories are not split evenly over a pair's members (the pilot has D probes for one
+        # lineage only), so each pair is aggregated with the lineages that have probes of the
+        # category there; strata are not weighted: descriptive metrics average a lineage's probes.
+        self.categories = {category: PairAccumulator() for category in CATEGORY_ORDER}
+        self.category_trials = {category: _Tally() for category in CATEGORY_ORDER}
+        self.laa = {metric: PairAccumulator() for metric, _ in _IC_METRICS}
+        self.laa_trials = _Tally()
+        self.outcomes = {"correct": 0, "wrong_identity": 0, "neither": 0, "both": 0}
+        self.flags = {"FMR": [0, 0], "TL": [0, 0], "UEL": [0, 0]}  # [hits, completed trials]
+
+    def add(self, record: ScoreRecord) -> None:
+        completed = record.status == "completed"
+        value = _verdict_value(record)
+        for tally in (self.trials, self.category_trials[record.category]):
+            tally.attempted += 1
+            tally.completed += completed
+        self.categories[record.category].add(record.pair_id, record.lineage_id, value)
+        if record.theorem_qualified:
+            self.laa_trials.attempted += 1
+            self.laa_trials.completed += completed
+            label: LAAOutcome | None = None
+            if completed:
+                assert record.verdict is not None and record.partner is not None  # checked by score_problem
+                label = laa_outcome(record.verdict.valid, record.partner.valid)
+                self.outcomes[label] += 1
+            for metric, outcome in _IC_METRICS:
+                self.laa[metric].add(record.pair_id, record.lineage_id,
+                                     None if label is None else float(label == outcome))
+        if completed:
+            if record.category in (Category.B, Category.G):
+                self._flag("FMR", record.false_memory)
+            if record.category is Category.D and record.stratum == "pre":
+                self._flag("TL", record.temporal_leak)
+            if record.category is Category.C:
+                self._flag("UEL", record.unauthorized_epistemic)
+
+    def _flag(self, metric: str, hit: bool) -> None:
+        counts = self.flags[metric]
+        counts[0] += hit
+        counts[1] += 1
+
+    def result(self) -> ConfigMetrics:
+        validity: dict[str, float | None] = {}
+        counts: dict[str, TrialCounts] = {}
+        for category in CATEGORY_ORDER:
+            accumulator = self.categories[category]
+            # Each pair counts with the lineages it has (a lineage with probes but no completed trial
+            # still makes its pair incomplete: reported, never silently reweighted).
+            result = accumulator.result(accumulator.lineages())
+            validity[CATEGORY_METRICS[category]] = result.mean
+            tally = self.category_trials[category]
+            counts[category.value] = TrialCounts(attempted=tally.attempted, completed=tally.completed,
+                                                 pairs=result.pairs_completed,
+                                                 incomplete_pairs=result.incomplete_reasons)
+        category_values = list(validity.values())
+        macro = (
+            None
+            if any(v is None for v in category_values)
+            else math.fsum(v for v in category_values if v is not None) / len(category_values)
         )
-    pair_values: list[float] = []
-    incomplete: dict[str, str] = {}
-    for pair_id, records in by_pair.items():
-        lineages = len({r.lineage_id for r in records})
-        result = pair_balanced(records, lineages_per_pair=lineages)
-        if result.mean is None:
-            incomplete[pair_id] = result.incomplete_reasons[pair_id]
-        else:
-            pair_values.append(result.mean)
-    mean = math.fsum(pair_values) / len(pair_values) if pair_values else None
-    counts = TrialCounts(
-        attempted=len(rows),
-        completed=sum(r.status == "completed" for r in rows),
-        pairs=len(pair_values),
-        incomplete_pairs=incomplete,
-    )
-    return mean, counts
-
-
-def _laa(rows: list[ScoreRecord]) -> tuple[dict[str, float | None], LAAOutcomes, TrialCounts]:
-    outcomes = {"correct": 0, "wrong_identity": 0, "neither": 0, "both": 0}
-    labelled: list[tuple[ScoreRecord, str | None]] = []
-    for record in rows:
-        label: str | None = None
-        if record.status == "completed":
-            assert record.verdict is not None and record.partner is not None  # checked by _problem
-            label = {
-                (True, False): "correct",
-                (False, True): "wrong_identity",
-                (False, False): "neither",
-                (True, True): "both",
-            }[(record.verdict.valid, record.partner.valid)]
-            outcomes[label] += 1
-        labelled.append((record, label))
-
-    values: dict[str, float | None] = {}
-    incomplete: dict[str, str] = {}
-    pairs = 0
-    for metric, outcome in (("LAA", "correct"), ("IC_wrong", "wrong_identity"), ("IC_none", "neither")):
-        # Both members of a pair carry every theorem-qualified probe, so both are required.
-        result = pair_balanced(
-            (
-                PairRecord(
-                    pair_id=record.pair_id,
-                    lineage_id=record.lineage_id,
-                    value=None if label is None else float(label == outcome),
-                )
-                for record, label in labelled
-            ),
-            lineages_per_pair=_LINEAGES_PER_PAIR,
+        laa_values: dict[str, float | None] = {}
+        laa_incomplete: dict[str, str] = {}
+        laa_pairs = 0
+        for metric, _ in _IC_METRICS:
+            # Both members of a pair carry every theorem-qualified probe, so both are required.
+            result = self.laa[metric].result(_LINEAGES_PER_PAIR)
+            laa_values[metric] = result.mean
+            laa_incomplete = result.incomplete_reasons
+            laa_pairs = result.pairs_completed
+        counts[LAA_KEY] = TrialCounts(attempted=self.laa_trials.attempted, completed=self.laa_trials.completed,
+                                      pairs=laa_pairs, incomplete_pairs=laa_incomplete)
+        (fmr, n_fmr), (tl, n_tl), (uel, n_uel) = self.flags["FMR"], self.flags["TL"], self.flags["UEL"]
+        return ConfigMetrics(
+            **validity,
+            macro_sit=macro,
+            LAA=laa_values["LAA"],
+            IC_wrong=laa_values["IC_wrong"],
+            IC_none=laa_values["IC_none"],
+            FMR=_share(fmr, n_fmr),
+            TL=_share(tl, n_tl),
+            UEL=_share(uel, n_uel),
+            n_attempted=self.trials.attempted,
+            n_completed=self.trials.completed,
+            n_FMR=n_fmr,
+            n_TL=n_tl,
+            n_UEL=n_uel,
+            laa_outcomes=LAAOutcomes(**self.outcomes),
+            counts=counts,
         )
-        values[metric] = result.mean
-        incomplete = result.incomplete_reasons
-        pairs = result.pairs_completed
-    counts = TrialCounts(
-        attempted=len(rows),
-        completed=sum(r.status == "completed" for r in rows),
-        pairs=pairs,
-        incomplete_pairs=incomplete,
-    )
-    return values, LAAOutcomes(**outcomes), counts
-
-
-def _config_metrics(rows: list[ScoreRecord]) -> ConfigMetrics:
-    completed = [r for r in rows if r.status == "completed"]
-    validity: dict[str, float | None] = {}
-    counts: dict[str, TrialCounts] = {}
-    for category in CATEGORY_ORDER:
-        value, count = _descriptive([r for r in rows if r.category is category])
-        validity[CATEGORY_METRICS[category]] = value
-        counts[category.value] = count
-    category_values = list(validity.values())
-    macro = (
-        None
-        if any(v is None for v in category_values)
-        else math.fsum(v for v in category_values if v is not None) / len(category_values)
-    )
-
-    laa_values, outcomes, laa_counts = _laa([r for r in rows if r.theorem_qualified])
-    counts[LAA_KEY] = laa_counts
-
-    fmr_rows = [r for r in completed if r.category in (Category.B, Category.G)]
-    tl_rows = [r for r in completed if r.category is Category.D and r.stratum == "pre"]
-    uel_rows = [r for r in completed if r.category is Category.C]
-    return ConfigMetrics(
-        **validity,
-        macro_sit=macro,
-        LAA=laa_values["LAA"],
-        IC_wrong=laa_values["IC_wrong"],
-        IC_none=laa_values["IC_none"],
-        FMR=_share(sum(r.false_memory for r in fmr_rows), len(fmr_rows)),
-        TL=_share(sum(r.temporal_leak for r in tl_rows), len(tl_rows)),
-        UEL=_share(sum(r.unauthorized_epistemic for r in uel_rows), len(uel_rows)),
-        n_attempted=len(rows),
-        n_completed=len(completed),
-        n_FMR=len(fmr_rows),
-        n_TL=len(tl_rows),
-        n_UEL=len(uel_rows),
-        laa_outcomes=outcomes,
-        counts=counts,
-    )
 
 
 def compute_metrics(records: Iterable[ScoreRecord]) -> dict[str, ConfigMetrics]:
-    """Compute every SIT metric per configuration.
+    """Compute every SIT metric per configuration, aggregating the records as they come.
 
     Category validities (``A_pos`` … ``A_session``) are pair-balanced means of
     ``verdict.valid`` over completed trials (Eq. 40); within a category each pair counts
     with the lineages that have probes of it. ``LAA``/``IC_wrong``/``IC_none`` are
-    pair-balanced shares of the ``(verdict.valid, partner.valid)`` outcomes of completed
-    theorem-qualified trials, over pairs where both members completed. ``FMR``, ``TL`` and
-    ``UEL`` are plain shares over completed trials. Dropped trials count as attempted and
-    never as failures.
+    pair-balanced shares of the ``(verdict.valid, partner.valid)`` outcomes
+    (:func:`laa_outcome`) of completed theorem-qualified trials, over pairs where both members
+    completed. ``FMR``, ``TL`` and ``UEL`` are plain shares over completed trials of the
+    per-trial flags scoring stores. Dropped trials count as attempted and never as failures.
+    Memory grows with configurations, pairs and lineages, not with trials (plus one trial id per
+    trial, to refuse a trial given twice).
 
     Args:
-        records: score records, in any order, of one or more configurations.
+        records: score records, in any order, of one or more configurations (an iterator is
+            read once, e.g. :func:`iter_scores`).
 
     Returns:
         Configuration → metrics, configurations in sorted order (A…I).
@@ -276,13 +272,13 @@ def compute_metrics(records: Iterable[ScoreRecord]) -> dict[str, ConfigMetrics]:
             partner verdict when theorem-qualified), a lineage listed under two pairs, or a
             pair with more than two lineages.
     """
-    by_config: dict[str, list[ScoreRecord]] = {}
+    by_config: dict[str, _ConfigAccumulator] = {}
     seen: set[tuple[str, str]] = set()
     pair_of: dict[str, str] = {}
     members: dict[str, set[str]] = {}
     for record in records:
         key = (record.config, record.trial_id)
-        problem = _DUPLICATE if key in seen else _problem(record)
+        problem = DUPLICATE_HINT if key in seen else score_problem(record)
         owner = pair_of.setdefault(record.lineage_id, record.pair_id)
         if problem is None and owner != record.pair_id:
             problem = (
@@ -297,44 +293,49 @@ def compute_metrics(records: Iterable[ScoreRecord]) -> dict[str, ConfigMetrics]:
                 f"a collision pair has {_LINEAGES_PER_PAIR}"
             )
         if problem:
-            raise InputError(f"trial {record.trial_id!r}: {problem}")
+            raise _RecordProblem(f"trial {record.trial_id!r}: {problem}")
         seen.add(key)
-        by_config.setdefault(record.config, []).append(record)
-    return {config: _config_metrics(by_config[config]) for config in sorted(by_config)}
+        accumulator = by_config.get(record.config)
+        if accumulator is None:
+            accumulator = by_config[record.config] = _ConfigAccumulator()
+        accumulator.add(record)
+    return {config: by_config[config].result() for config in sorted(by_config)}
 
 
-def load_scores(run_dir: Path | str) -> list[ScoreRecord]:
-    """Read ``RUN/scores.jsonl``.
+def iter_scores(run_dir: Path | str, *, summary: bool = True) -> Iterator[ScoreRecord]:
+    """Read ``RUN/scores.jsonl`` one record at a time, checked for metrics.
 
     Args:
         run_dir: a run directory written by ``sitbench run`` and scored by ``sitbench score``.
-
-    Returns:
-        The score records in file order.
+        summary: skip observations and per-check breakdowns (:meth:`RunStore.iter_scores`), which no
+            metric reads.
 
     Raises:
         InputError: the directory or its score file is missing, a line is malformed, a trial
             appears twice, or a completed trial lacks its verdict (or, when theorem-qualified,
             its partner verdict); the message names the file and line.
     """
+    return RunStore(Path(run_dir)).iter_scores(summary=summary)
+
+
+def run_metrics(run_dir: Path | str) -> dict[str, ConfigMetrics]:
+    """:func:`compute_metrics` of ``RUN/scores.jsonl``, read one record at a time.
+
+    Raises:
+        InputError: as :func:`iter_scores`, or a record metrics cannot use (named with the file).
+    """
     run = Path(run_dir)
-    if not run.is_dir():
-        raise InputError(f"{run}: no such run directory; pass a directory written by `sitbench run`")
-    path = run / SCORES_FILE
-    if not path.is_file():
-        raise InputError(f"{path}: file not found; score the run first with `sitbench score {run}`")
-    records: list[ScoreRecord] = []
-    first_line: dict[tuple[str, str], int] = {}
-    for number, record in iter_jsonl(path, ScoreRecord):
-        key = (record.config, record.trial_id)
-        if key in first_line:
-            raise InputError(
-                f"{path} line {number}: field 'trial_id': {record.trial_id!r} already on line "
-                f"{first_line[key]}; {_DUPLICATE}"
-            )
-        problem = _problem(record)
-        if problem:
-            raise InputError(f"{path} line {number}: {problem}")
-        first_line[key] = number
-        records.append(record)
-    return records
+    records = iter_scores(run)
+    try:
+        return compute_metrics(records)
+    except _RecordProblem as exc:
+        raise InputError(f"{run / SCORES_FILE}: {exc}") from None
+
+
+def load_scores(run_dir: Path | str) -> list[ScoreRecord]:
+    """Read every record of ``RUN/scores.jsonl``, in file order, with the checks of :func:`iter_scores`.
+
+    Raises:
+        InputError: as :func:`iter_scores`.
+    """
+    return list(RunStore(Path(run_dir)).iter_scores())

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from sitbench._version import __version__
 from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.schema import Category, Observation, Verdict
@@ -16,8 +17,40 @@ ConfigId = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "G_budget", "age
 through the user's own agent, ``run --agent``: the agent is the architecture)."""
 
 
+FORMAT_VERSION = 1
+"""Version of the run record format (manifest, trial and score records) this sitbench writes and reads.
+
+Raised when a record's fields change meaning or a required field is added; a record without
+``format_version`` (written before it existed) is version 1."""
+
+
+def check_format_version(version: int, written_by: object = None) -> int:
+    """``version`` when this sitbench reads it; a ValueError naming what to install otherwise.
+
+    Args:
+        version: a record's ``format_version``.
+        written_by: the sitbench version that wrote the record, when the record names it (a manifest).
+    """
+    if version < 1:
+        raise ValueError(f"format_version {version} is not a run record format (formats start at 1)")
+    if version > FORMAT_VERSION:
+        if written_by:
+            fix = f"install sitbench {written_by}, which wrote it (pip install 'sitbench>={written_by}')"
+        else:
+            fix = (f"install a sitbench newer than {__version__} (pip install --upgrade sitbench); the run's "
+                   "manifest.json names the one that wrote it (package_version)")
+        raise ValueError(f"format_version {version} is newer than sitbench {__version__} reads (format "
+                         f"{FORMAT_VERSION}); {fix}")
+    return version
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    @field_validator("format_version", check_fields=False)
+    @classmethod
+    def _readable_version(cls, version: int) -> int:
+        return check_format_version(version)
 
 
 class TurnRecord(_Record):
@@ -63,6 +96,9 @@ class TrialRecord(_Record):
     agent: AgentTrialRecord | None = None
     """For a run through an agent (``run --agent``): its state, ingest and answer times, tokens and
     reported memory operations; None for a candidate run."""
+    format_version: int = FORMAT_VERSION
+    """Run record format (:data:`FORMAT_VERSION`); 1 when absent (runs written before it was recorded).
+    A newer format than this sitbench reads is refused, naming the version to install."""
 
     @property
     def response_text(self) -> str | None:
@@ -119,6 +155,9 @@ class ScoreRecord(_Record):
     """Agent runs: tokens the agent reported (ingest and answers), prompt and completion together."""
     memory_ops: int | None = None
     """Agent runs: memory operations the agent reported (their counts summed)."""
+    format_version: int = FORMAT_VERSION
+    """Run record format (:data:`FORMAT_VERSION`); 1 when absent (runs written before it was recorded).
+    A newer format than this sitbench reads is refused, naming the version to install."""
 
 
 class RunManifest(_Record):
@@ -186,6 +225,17 @@ class RunManifest(_Record):
     agent: AgentManifest | None = None
     """For a run through an agent (``run --agent``): which one, its transport, how each trial started
     clean and the call timeout; None for a candidate run."""
+    format_version: int = FORMAT_VERSION
+    """Run record format (:data:`FORMAT_VERSION`); 1 when absent (runs written before it was recorded).
+    A newer format than this sitbench reads is refused, naming the version to install."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _newer_format(cls, data: Any) -> Any:
+        # A manifest names the sitbench that wrote it: the version to install when its format is newer.
+        if isinstance(data, dict) and isinstance(data.get("format_version"), int):
+            check_format_version(data["format_version"], data.get("package_version"))
+        return data
 
 
 def reporting_gaps(manifest: RunManifest) -> list[str]:
@@ -227,3 +277,12 @@ def reporting_gaps(manifest: RunManifest) -> list[str]:
         if key not in manifest.counts:
             gaps.append(f"counts.{key}")
     return gaps
+
+
+RUN_SCHEMAS: dict[str, type[BaseModel]] = {
+    "run_manifest": RunManifest,
+    "trial_record": TrialRecord,
+    "score_record": ScoreRecord,
+}
+"""``sitbench schema`` names of the run records: ``manifest.json``, a ``responses.jsonl`` line and a
+``scores.jsonl`` line."""

@@ -1,82 +1,298 @@
-"""The run directory: manifest.json, responses.jsonl (append-only), scores.jsonl."""
+"""The run directory: manifest.json, responses.jsonl (append-only), scores.jsonl.
+
+:class:`RunStore` is the one reader of these files: metrics, analysis, the report, rescoring,
+merging and the audit read a run through it, one record at a time.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, create_model
 
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores import (
-    iter_jsonl,
-    iter_jsonl_bytes,
-    load_model,
-    read_bytes,
-    write_json,
-    write_jsonl,
+from sitbench.schema import Verdict
+from sitbench.stores import load_model, parse_jsonl_line, write_json, write_jsonl
+
+MANIFEST_FILE = "manifest.json"
+"""A run's manifest (:class:`RunManifest`), inside the run directory."""
+RESPONSES_FILE = "responses.jsonl"
+"""A run's trial records (:class:`TrialRecord`), one JSON line per trial attempt, append-only."""
+SCORES_FILE = "scores.jsonl"
+"""A run's score records (:class:`ScoreRecord`), one JSON line per trial, written by scoring."""
+
+# Older spellings, kept for the modules that still import them.
+MANIFEST = MANIFEST_FILE
+RESPONSES = RESPONSES_FILE
+SCORES = SCORES_FILE
+
+DUPLICATE_HINT = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
+"""How to fix a trial that appears twice among a run's score records."""
+
+# model_dump_json writes trial_id first; reading it off the line prefix finds a trial's lines without
+# parsing every (large) response record.
+_TRIAL_ID_PREFIX = re.compile(rb'^\{"trial_id":"((?:[^"\\]|\\.)*)"')
+
+
+class _VerdictHead(BaseModel):
+    # The fields of a verdict a summary keeps; the per-check breakdown is skipped unread.
+    model_config = ConfigDict(extra="ignore")
+
+    valid: bool
+    verifier_version: str
+    extractor: str | None = None
+
+
+# ScoreRecord's own fields and types, less the observation, with verdicts read as their heads: a
+# summary line validates the same fields as the full record but skips the bulky parts.
+_ScoreSummary: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    "_ScoreSummary",
+    __config__=ConfigDict(extra="ignore"),
+    **{name: (field.annotation, field) for name, field in ScoreRecord.model_fields.items()
+       if name not in ("observation", "verdict", "partner")},
+    verdict=(_VerdictHead | None, None),
+    partner=(_VerdictHead | None, None),
 )
 
-MANIFEST = "manifest.json"
-RESPONSES = "responses.jsonl"
-SCORES = "scores.jsonl"
+
+def _summary_record(raw: bytes, number: int, name: str) -> ScoreRecord:
+    head = parse_jsonl_line(raw, number, name, _ScoreSummary)
+    fields: dict[str, Any] = dict(head.__dict__)
+    for key in ("verdict", "partner"):
+        value = fields[key]
+        if value is not None:
+            fields[key] = Verdict.model_construct(valid=value.valid, checks={},
+                                                  verifier_version=value.verifier_version, extractor=value.extractor)
+    return ScoreRecord.model_construct(observation=None, **fields)
+
+
+def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
+    """What makes a score record unusable for metrics and analysis, as ``field 'x' …; fix``, or ``None``.
+
+    Args:
+        record: one score record.
+        run: the run directory, to name in the fix.
+    """
+    if record.status != "completed":
+        return None
+    if record.verdict is None:
+        return f"field 'verdict' is null on a completed trial; re-score the run with `sitbench rescore {run}`"
+    if record.theorem_qualified and record.partner is None:
+        return ("field 'partner' is null on a completed theorem-qualified trial (LAA needs the "
+                f"partner-contract verdict); re-score the run with `sitbench rescore {run}`")
+    return None
 
 
 class RunStore:
     """Reads and writes one run directory. Appends are whole lines, flushed and synced."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
+        self.root = Path(root)
+
+    @property
+    def manifest_path(self) -> Path:
+        """``RUN/manifest.json``."""
+        return self.root / MANIFEST_FILE
 
     @property
     def responses_path(self) -> Path:
-        return self.root / RESPONSES
+        """``RUN/responses.jsonl``."""
+        return self.root / RESPONSES_FILE
+
+    @property
+    def scores_path(self) -> Path:
+        """``RUN/scores.jsonl``."""
+        return self.root / SCORES_FILE
+
+    def has_manifest(self) -> bool:
+        """Whether the directory holds a manifest (a run was started here)."""
+        return self.manifest_path.exists()
+
+    def has_scores(self) -> bool:
+        """Whether the run has been scored (``scores.jsonl`` exists)."""
+        return self.scores_path.exists()
 
     def require(self) -> RunStore:
         """Fail with a clear message when the directory is not a run."""
-        if (self.root / MANIFEST).is_dir():
-            raise InputError(f"{self.root / MANIFEST}: is a directory, not a file; a run's manifest is the JSON "
+        if self.manifest_path.is_dir():
+            raise InputError(f"{self.manifest_path}: is a directory, not a file; a run's manifest is the JSON "
                              "file `sitbench run` writes")
-        if not (self.root / MANIFEST).is_file():
-            raise InputError(f"{self.root}: not a run directory (no {MANIFEST}); create one with `sitbench run`")
+        if not self.manifest_path.is_file():
+            raise InputError(f"{self.root}: not a run directory (no {MANIFEST_FILE}); create one with `sitbench run`")
         return self
 
     def manifest(self) -> RunManifest:
-        return load_model(self.root / MANIFEST, RunManifest, str(self.root / MANIFEST))
+        """The run's manifest.
+
+        Raises:
+            InputError: the file is missing or malformed, or of a newer format (naming the version to install).
+        """
+        return load_model(self.manifest_path, RunManifest, str(self.manifest_path))
+
+    def manifest_or_none(self) -> RunManifest | None:
+        """The manifest when the directory has one, else ``None`` (a bare directory of scores)."""
+        return self.manifest() if self.manifest_path.is_file() else None
 
     def write_manifest(self, manifest: RunManifest) -> None:
-        write_json(self.root / MANIFEST, manifest)
+        """Replace the manifest atomically."""
+        write_json(self.manifest_path, manifest)
 
     torn_bytes: int = 0
-    """Length of the torn last line the latest :meth:`trials` found (0 when the file ended cleanly)."""
+    """Length of the torn last line the latest :meth:`iter_trials` found (0 when the file ended cleanly)."""
     superseded: int = 0
-    """Lines the latest :meth:`trials` found replaced by a later line of the same trial."""
+    """Lines the latest :meth:`iter_trials` found replaced by a later line of the same trial."""
 
-    def trials(self, *, repair: bool = False) -> list[TrialRecord]:
-        """The trials of responses.jsonl, one per trial id, in the order they first appear.
+    def _trial_index(self, repair: bool) -> list[tuple[int, int, int]]:
+        """``(line number, offset, length)`` of each trial's standing line, in first-appearance order.
 
-        A trial re-attempted after a drop has a later line of its own: the later record stands (a
-        resume that was stopped before its final rewrite leaves both). A torn last line (a writer
-        killed mid-line) is never a trial: its length is left in :attr:`torn_bytes` for the caller to
-        report, and with ``repair`` (a run about to append) it is cut off so the next append starts on
-        a fresh line. Reading alone never changes the file.
+        Sets :attr:`torn_bytes` and :attr:`superseded`; cuts a torn last line off with ``repair``.
         """
         path = self.responses_path
         self.torn_bytes = self.superseded = 0
         if not path.exists():
             return []
-        data = read_bytes(path)
-        cut = data.rfind(b"\n") + 1 if data and not data.endswith(b"\n") else len(data)
-        self.torn_bytes = len(data) - cut
+        latest: dict[str, tuple[int, int, int]] = {}
+        offset = lines = 0
+        try:
+            handle = path.open("rb")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc.strerror or exc}); check the file") from None
+        with handle:
+            for number, raw in enumerate(handle, start=1):
+                here, offset = offset, offset + len(raw)
+                if not raw.endswith(b"\n"):
+                    self.torn_bytes = len(raw)  # only the last line can lack its newline
+                    break
+                if not raw.strip():
+                    continue
+                lines += 1
+                match = _TRIAL_ID_PREFIX.match(raw)
+                key: str
+                if match is not None:
+                    key = match.group(1).decode("utf-8", "replace")
+                else:
+                    try:
+                        data = json.loads(raw)
+                        key = str(data["trial_id"])
+                    except (ValueError, KeyError, TypeError):
+                        key = f"\x00line {number}"  # its own entry: reading it reports what is wrong
+                # dict order: first appearance; value: the last line
+                latest[key] = (number, here, len(raw))
         if self.torn_bytes and repair:
             with path.open("r+b") as handle:
-                handle.truncate(cut)
-        latest: dict[str, TrialRecord] = {}
-        lines = 0
-        for _, record in iter_jsonl_bytes(data[:cut], str(path), TrialRecord):
-            latest[record.trial_id] = record  # dict order: first appearance; value: the last record
-            lines += 1
+                handle.truncate(offset - self.torn_bytes)
         self.superseded = lines - len(latest)
         return list(latest.values())
+
+    def iter_trials(self, *, repair: bool = False) -> Iterator[TrialRecord]:
+        """The trials of responses.jsonl, one per trial id, in the order they first appear, one at a time.
+
+        A trial re-attempted after a drop has a later line of its own: the later record stands (a
+        resume that was stopped before its final rewrite leaves both). A torn last line (a writer
+        killed mid-line) is never a trial: its length is left in :attr:`torn_bytes` for the caller to
+        report, and with ``repair`` (a run about to append) it is cut off so the next append starts on
+        a fresh line. Reading alone never changes the file. :attr:`torn_bytes` and :attr:`superseded`
+        are set when this is called, before the first record is read; what is held meanwhile is one
+        small index entry per trial, never the records.
+
+        Raises:
+            InputError: a line is malformed or not a trial record (naming the file and line).
+        """
+        index = self._trial_index(repair)
+        return self._read_trials(index)
+
+    def _read_trials(self, index: list[tuple[int, int, int]]) -> Iterator[TrialRecord]:
+        if not index:
+            return
+        name = str(self.responses_path)
+        with self.responses_path.open("rb") as handle:
+            position = 0
+            for number, offset, length in index:
+                if offset != position:
+                    handle.seek(offset)
+                raw = handle.read(length)
+                position = offset + length
+                yield parse_jsonl_line(raw, number, name, TrialRecord)
+
+    def iter_trial_lines(self, *, repair: bool = False) -> Iterator[tuple[int, TrialRecord]]:
+        """Like :meth:`iter_trials`, with each record's line number in responses.jsonl (1-based)."""
+        index = self._trial_index(repair)
+        numbers = (number for number, _, _ in index)
+        return zip(numbers, self._read_trials(index), strict=True)
+
+    def trials(self, *, repair: bool = False) -> list[TrialRecord]:
+        """Every trial of :meth:`iter_trials` in a list (for small runs and tests)."""
+        return list(self.iter_trials(repair=repair))
+
+    def find_trials(self, trial_ids: set[str]) -> dict[str, tuple[TrialRecord, int]]:
+        """The standing records of ``trial_ids`` with their line numbers; other lines are not parsed.
+
+        Raises:
+            InputError: a wanted line is malformed (naming the file and line).
+        """
+        index = self._trial_index(repair=False)
+        path = self.responses_path
+        out: dict[str, tuple[TrialRecord, int]] = {}
+        if not index:
+            return out
+        with path.open("rb") as handle:
+            for number, offset, length in index:
+                handle.seek(offset)
+                raw = handle.read(length)
+                match = _TRIAL_ID_PREFIX.match(raw)
+                if match is not None and json.loads(b'"' + match.group(1) + b'"') not in trial_ids:
+                    continue
+                if match is None:
+                    try:
+                        if json.loads(raw).get("trial_id") not in trial_ids:
+                            continue
+                    except (ValueError, AttributeError):
+                        pass  # parsed below, which names what is wrong
+                record = parse_jsonl_line(raw, number, str(path), TrialRecord)
+                if record.trial_id in trial_ids:
+                    out[record.trial_id] = (record, number)
+        return out
+
+    def rewrite_trials(self, key: Callable[[str], int]) -> bool:
+        """Rewrite responses.jsonl atomically with one line per trial, sorted by ``key(trial_id)``.
+
+        Lines are copied byte for byte (the standing line of each trial); nothing is rewritten when the
+        file already is in that order without superseded lines.
+
+        Returns:
+            Whether the file was rewritten.
+        """
+        index = self._trial_index(repair=False)
+        ids: list[tuple[int, int, int, int]] = []
+        with self.responses_path.open("rb") if index else open(os.devnull, "rb") as handle:
+            for number, offset, length in index:
+                handle.seek(offset)
+                match = _TRIAL_ID_PREFIX.match(handle.read(min(length, 512)))
+                trial_id = json.loads(b'"' + match.group(1) + b'"') if match else None
+                ids.append((key(trial_id) if trial_id is not None else len(ids), number, offset, length))
+        ordered = sorted(ids, key=lambda item: item[0])
+        if not self.superseded and ordered == ids:
+            return False
+        source = self.responses_path
+        tmp = source.with_name(f".{source.name}.rewrite.tmp")
+        try:
+            with source.open("rb") as read, tmp.open("wb") as write:
+                for _, _, offset, length in ordered:
+                    read.seek(offset)
+                    write.write(read.read(length))
+                write.flush()
+                os.fsync(write.fileno())
+            os.replace(tmp, source)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return True
 
     def append_trial(self, record: TrialRecord) -> None:
         line = (record.model_dump_json() + "\n").encode("utf-8")
@@ -87,11 +303,58 @@ class RunStore:
         finally:
             os.close(fd)
 
-    def scores(self) -> list[ScoreRecord]:
-        path = self.root / SCORES
-        if not path.exists():
-            raise InputError(f"{path}: missing; score the run first with `sitbench score {self.root}`")
-        return [record for _, record in iter_jsonl(path, ScoreRecord, str(path))]
+    def iter_scores(self, *, summary: bool = False, check: bool = True) -> Iterator[ScoreRecord]:
+        """The score records of scores.jsonl in file order, one at a time.
 
-    def write_scores(self, records: list[ScoreRecord]) -> None:
-        write_jsonl(self.root / SCORES, records)
+        Args:
+            summary: read every field but the observation and each verdict's per-check breakdown
+                (``observation`` is None and ``verdict.checks`` empty on what is yielded): what metrics
+                and the analysis need, at a third of the cost.
+            check: also refuse a trial that appears twice and a completed trial without its verdict
+                (or, theorem-qualified, without its partner verdict), naming the line and the fix.
+
+        Raises:
+            InputError: the directory or its score file is missing, or a line is malformed or fails a
+                check; the message names the file and line.
+        """
+        if not self.root.is_dir():
+            raise InputError(f"{self.root}: no such run directory; pass a directory written by `sitbench run`")
+        path = self.scores_path
+        if not path.is_file():
+            raise InputError(f"{path}: file not found; score the run first with `sitbench score {self.root}`")
+        return self._read_scores(summary, check)
+
+    def _read_scores(self, summary: bool, check: bool) -> Iterator[ScoreRecord]:
+        path = self.scores_path
+        name = str(path)
+        first_line: dict[tuple[str, str], int] = {}
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                record = (_summary_record(raw, number, name) if summary
+                          else parse_jsonl_line(raw, number, name, ScoreRecord))
+                if check:
+                    key = (record.config, record.trial_id)
+                    if key in first_line:
+                        raise InputError(f"{path} line {number}: field 'trial_id': {record.trial_id!r} already on "
+                                         f"line {first_line[key]}; {DUPLICATE_HINT}")
+                    problem = score_problem(record, str(self.root))
+                    if problem:
+                        raise InputError(f"{path} line {number}: {problem}")
+                    first_line[key] = number
+                yield record
+
+    def scores(self) -> list[ScoreRecord]:
+        """Every score record in a list (for small runs and tests); see :meth:`iter_scores`."""
+        if not self.scores_path.exists():
+            raise InputError(f"{self.scores_path}: missing; score the run first with `sitbench score {self.root}`")
+        return list(self.iter_scores(check=False))
+
+    def write_scores(self, records: Iterable[ScoreRecord]) -> int:
+        """Write scores.jsonl atomically from ``records`` as they come (temporary file, then rename).
+
+        Returns:
+            The number of records written.
+        """
+        return write_jsonl(self.scores_path, records)

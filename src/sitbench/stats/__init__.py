@@ -3,7 +3,7 @@
 Everything here is a pure function of its inputs (and of an explicit, recorded seed).
 """
 
-from sitbench.stats._aggregate import (
+from sitbench.metrics import (
     PairBalanced,
     PairDifferences,
     PairRecord,
@@ -19,7 +19,6 @@ from sitbench.stats._analyze import (
     FamilySummary,
     PairResult,
     RunSource,
-    ScoreRow,
     analyze,
     analyze_runs,
     load_score_rows,
@@ -72,7 +71,6 @@ __all__ = [
     "PairResult",
     "ResampledCluster",
     "RunSource",
-    "ScoreRow",
     "SignFlipResult",
     "TokenScaling",
     "analyze",

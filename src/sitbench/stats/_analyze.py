@@ -31,17 +31,18 @@ import contextlib
 import gc
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
-from sitbench.runs import RunManifest, ScoreRecord
+from sitbench.metrics import PairRecord, laa_outcome, pair_balanced
+from sitbench.runs import RunManifest, RunStore, ScoreRecord
 from sitbench.schema import Category
-from sitbench.stats._aggregate import PairRecord, pair_balanced
 from sitbench.stats._bootstrap import BootstrapResult, bootstrap_mean
 from sitbench.stats._experiments import (
     CONFIRMATORY_FAMILY,
@@ -237,97 +238,59 @@ class AnalysisReport(_Model):
     """Rules applied, in words."""
 
 
-class _Validity(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    valid: bool
-
-
-class ScoreRow(BaseModel):
-    """The fields of a ``scores.jsonl`` line that the analysis reads (the rest is skipped)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)
+class _Row(NamedTuple):
+    """What the analysis keeps of one score record: its labels and its verdicts' validity, no more."""
 
     trial_id: str
-    """``CONFIG:PROBE_ID``."""
     config: str
-    """Configuration (A–I or ``G_budget``)."""
     probe_id: str
-    """Probe id; trials of two configurations are matched on it."""
     lineage_id: str
-    """Target lineage."""
     pair_id: str
-    """Collision pair of the lineage."""
     category: Category
-    """Probe category."""
-    stratum: str | None = None
-    """Probe stratum."""
-    theorem_qualified: bool = False
-    """Member of Q*_disc."""
-    gate_sensitive: bool = False
-    """In the E8 gate-sensitive set."""
+    stratum: str | None
+    theorem_qualified: bool
+    gate_sensitive: bool
     capability: str
-    """Capability mode of the query."""
-    status: Literal["completed", "dropped"]
-    """Dropped trials are never eligible."""
-    verdict: _Validity | None = None
-    """Target verdict (only ``valid`` is read)."""
-    partner: _Validity | None = None
-    """Partner-contract verdict (only ``valid`` is read)."""
-    prompt_tokens: int = 0
-    """Prompt tokens of the scored turn (E6)."""
-    history_length: int = 0
-    """Events in the target lineage's chronicle (T of E6; 0 in runs scored before it was recorded)."""
+    status: str
+    valid: bool | None
+    partner_valid: bool | None
+    prompt_tokens: int
+    history_length: int
 
 
-AnalysisRecord = ScoreRecord | ScoreRow
-"""What :func:`analyze` reads: full score records or the rows :func:`load_score_rows` returns."""
-
-_DUPLICATE = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
+def _intern(text: str | None) -> str | None:
+    return None if text is None else sys.intern(text)
 
 
-def load_score_rows(run_dir: Path | str) -> list[ScoreRow]:
-    """Read the analysis fields of ``RUN/scores.jsonl`` with line-numbered errors.
+def _row(record: ScoreRecord | _Row) -> _Row:
+    if isinstance(record, _Row):
+        return record
+    return _Row(
+        record.trial_id, sys.intern(record.config), record.probe_id, sys.intern(record.lineage_id),
+        sys.intern(record.pair_id), record.category, _intern(record.stratum), record.theorem_qualified,
+        record.gate_sensitive, sys.intern(record.capability), record.status,
+        None if record.verdict is None else record.verdict.valid,
+        None if record.partner is None else record.partner.valid, record.prompt_tokens, record.history_length,
+    )
 
-    The same record checks as :func:`sitbench.metrics.load_scores` (a trial twice, a
-    completed trial without its verdict, a completed theorem-qualified trial without its
-    partner verdict), but observations and per-check breakdowns are skipped rather than
-    validated: on a held-out-sized run that is the difference between seconds and tens
-    of seconds. ``analyze_runs(..., full_records=True)`` uses the full loader instead.
+
+AnalysisRecord = ScoreRecord | _Row
+"""What :func:`analyze` reads: score records (as :meth:`RunStore.iter_scores` yields them)."""
+
+
+def load_score_rows(run_dir: Path | str) -> list[ScoreRecord]:
+    """Read the analysis fields of ``RUN/scores.jsonl`` (:meth:`RunStore.iter_scores` with ``summary``).
+
+    Observations and per-check breakdowns are skipped rather than validated; the record checks are
+    those of :func:`sitbench.metrics.iter_scores` (a trial twice, a completed trial without its
+    verdict or, theorem-qualified, without its partner verdict). :func:`analyze_runs` reads runs one
+    record at a time instead of through this list.
 
     Raises:
         InputError: the directory or file is missing, or a line is malformed or fails a check;
             the message names the file and line.
     """
-    from sitbench.metrics import SCORES_FILE
-    from sitbench.stores import iter_jsonl
-
-    run = Path(run_dir)
-    if not run.is_dir():
-        raise InputError(f"{run}: no such run directory; pass a directory written by `sitbench run`")
-    path = run / SCORES_FILE
-    if not path.is_file():
-        raise InputError(f"{path}: file not found; score the run first with `sitbench score {run}`")
-    rows: list[ScoreRow] = []
-    first_line: dict[tuple[str, str], int] = {}
-    with _collection_paused():
-        # The shared reader: a byte that is not UTF-8, malformed JSON or an unpaired surrogate escape
-        # is reported with its line, like every other store file.
-        for number, row in iter_jsonl(path, ScoreRow, str(path)):
-            key = (row.config, row.trial_id)
-            if key in first_line:
-                raise InputError(f"{path} line {number}: field 'trial_id': {row.trial_id!r} already on line "
-                                 f"{first_line[key]}; {_DUPLICATE}")
-            if row.status == "completed" and row.verdict is None:
-                raise InputError(f"{path} line {number}: field 'verdict' is null on a completed trial; "
-                                 f"re-score the run with `sitbench rescore {run}`")
-            if row.status == "completed" and row.theorem_qualified and row.partner is None:
-                raise InputError(f"{path} line {number}: field 'partner' is null on a completed theorem-qualified "
-                                 f"trial (LAA needs the partner-contract verdict); re-score the run with "
-                                 f"`sitbench rescore {run}`")
-            first_line[key] = number
-            rows.append(row)
-    return rows
+    return list(RunStore(Path(run_dir)).iter_scores(summary=True))
 
 
 @dataclass(frozen=True)
@@ -357,7 +320,7 @@ def _natural_key(text: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
-def _selector(experiment: Experiment) -> Callable[[AnalysisRecord], bool]:
+def _selector(experiment: Experiment) -> Callable[[_Row], bool]:
     """Which score records belong to the experiment's probe subset."""
     category = Category(experiment.probe_category) if experiment.probe_category else None
     capability = experiment.capability
@@ -378,29 +341,29 @@ def _selector(experiment: Experiment) -> Callable[[AnalysisRecord], bool]:
     return lambda r: r.category is category
 
 
-def _value(experiment: Experiment, record: AnalysisRecord) -> float | None:
+def _value(experiment: Experiment, record: _Row) -> float | None:
     """The trial's endpoint value, or ``None`` when the trial is not eligible."""
     if record.status != "completed":
         return None
     if experiment.endpoint == "prompt_tokens":
         return float(record.prompt_tokens) if record.prompt_tokens > 0 else None
-    if record.verdict is None:
+    if record.valid is None:
         raise InputError(
             f"trial {record.trial_id!r}: field 'verdict' is null on a completed trial; "
             "re-score the run with `sitbench rescore RUN`"
         )
     if experiment.endpoint == "LAA":
-        if record.partner is None:
+        if record.partner_valid is None:
             raise InputError(
                 f"trial {record.trial_id!r}: field 'partner' is null on a completed theorem-qualified trial "
                 "(LAA needs the partner-contract verdict); re-score the run with `sitbench rescore RUN`"
             )
-        return 1.0 if record.verdict.valid and not record.partner.valid else 0.0
-    return 1.0 if record.verdict.valid else 0.0
+        return 1.0 if laa_outcome(record.valid, record.partner_valid) == "correct" else 0.0
+    return 1.0 if record.valid else 0.0
 
 
-def _exclusion(value_first: float | None, value_second: float | None, first: AnalysisRecord | None,
-               second: AnalysisRecord | None, spec: _Spec) -> str | None:
+def _exclusion(value_first: float | None, value_second: float | None, first: _Row | None,
+               second: _Row | None, spec: _Spec) -> str | None:
     sides = ((spec.first, first, value_first), (spec.second, second, value_second))
     for config, record, _ in sides:
         if record is None:
@@ -453,7 +416,7 @@ def _pair_values(
 
 def _compute(
     spec: _Spec,
-    subset: Mapping[str, list[AnalysisRecord]],
+    subset: Mapping[str, list[_Row]],
     sources: Mapping[str, str],
     *,
     lineage_rule: LineageRule,
@@ -619,10 +582,13 @@ def _family(primary: list[ContrastResult], alpha: float) -> tuple[list[ContrastR
                                   alpha=alpha, adjusted=adjusted, reject=reject, note=note)
 
 
-def _group(records: Iterable[AnalysisRecord], what: str) -> dict[str, list[AnalysisRecord]]:
-    by_config: dict[str, list[AnalysisRecord]] = {}
+def _group(records: Iterable[AnalysisRecord], what: str) -> dict[str, list[_Row]]:
+    # Records are reduced to rows as they are read: a run's observations and verdict breakdowns are
+    # never held, only what the contrasts match and average.
+    by_config: dict[str, list[_Row]] = {}
     seen: set[tuple[str, str]] = set()
-    for record in records:
+    for full in records:
+        record = _row(full)
         key = (record.config, record.trial_id)
         if key in seen:
             raise InputError(
@@ -668,8 +634,8 @@ def analyze(
     """Run the confirmatory analysis E1–E8 (and the secondary comparisons) on score records.
 
     Args:
-        records: score records (or :class:`ScoreRow` rows) of one model, any configurations A–I
-            (and ``G_budget``).
+        records: score records of one model, any configurations A–I (and ``G_budget``), in any
+            order; an iterator is read once, keeping only each record's labels and validity.
         e6_records: records of a separate token-scaling run (T = 500); when given, E6 and
             its secondary comparisons use only these, and ``records`` feed E1–E5, E7, E8.
         sources: configuration → where its records came from (reported per contrast).
@@ -770,15 +736,6 @@ def _analyze(
     )
 
 
-def _manifest(run: Path) -> RunManifest | None:
-    from sitbench.stores import load_model
-
-    path = run / "manifest.json"
-    if not path.is_file():
-        return None
-    return load_model(path, RunManifest, str(path))
-
-
 def _tokenizer_of(manifest: RunManifest | None) -> str | None:
     if manifest is None:
         return None
@@ -792,21 +749,17 @@ def _tokenizer_of(manifest: RunManifest | None) -> str | None:
 
 def _load_group(
     paths: Sequence[Path], used_for: Literal["all", "E6"], full_records: bool
-) -> tuple[list[AnalysisRecord], dict[str, str], list[RunSource], list[tuple[Path, RunManifest]]]:
-    from sitbench.metrics import load_scores
-
-    records: list[AnalysisRecord] = []
+) -> tuple[list[_Row], dict[str, str], list[RunSource], list[tuple[Path, RunManifest]]]:
+    rows: list[_Row] = []
     sources: dict[str, str] = {}
     runs: list[RunSource] = []
     manifests: list[tuple[Path, RunManifest]] = []
     for path in paths:
-        rows: list[ScoreRecord] | list[ScoreRow]
-        if full_records:
-            with _collection_paused():
-                rows = load_scores(path)
-        else:
-            rows = load_score_rows(path)
-        configs = list(dict.fromkeys(r.config for r in rows))
+        store = RunStore(path)
+        start = len(rows)
+        with _collection_paused():
+            rows.extend(_row(record) for record in store.iter_scores(summary=not full_records))
+        configs = list(dict.fromkeys(r.config for r in rows[start:]))
         for config in configs:
             if config in sources:
                 raise InputError(
@@ -814,16 +767,16 @@ def _load_group(
                     "one run (merge shards with `sitbench merge`; give a token-scaling run with --e6-run)"
                 )
             sources[config] = str(path)
-        manifest = _manifest(path)
+        manifest = store.manifest_or_none()
         if manifest is not None:
             manifests.append((path, manifest))
         runs.append(RunSource(
             path=str(path), run_id=manifest.run_id if manifest else None,
             model=str(manifest.candidate.get("spec")) if manifest else None,
-            handler=manifest.handler if manifest else None, configs=configs, records=len(rows), used_for=used_for,
+            handler=manifest.handler if manifest else None, configs=configs, records=len(rows) - start,
+            used_for=used_for,
         ))
-        records.extend(rows)
-    return records, sources, runs, manifests
+    return rows, sources, runs, manifests
 
 
 def analyze_runs(
@@ -843,8 +796,8 @@ def analyze_runs(
         e6_run: a scored token-scaling run (configurations D and ``G_budget`` at T = 500)
             that feeds E6 only.
         full_records: validate every field of every record with the full schema
-            (:func:`sitbench.metrics.load_scores`) instead of reading only the fields the
-            analysis uses (:func:`load_score_rows`; same record checks, much faster).
+            (:meth:`RunStore.iter_scores`) instead of reading only the fields the analysis uses
+            (``summary``; same record checks, much faster).
         **options: passed on to :func:`analyze` (``seed``, ``n_resamples``, ``ci``, ``alpha``,
             ``lineage_rule``, ``max_exact``, ``n_draws``).
 
@@ -872,7 +825,7 @@ def analyze_runs(
                                         ("handler", manifest.handler, first.handler)):
                 if mine != theirs:
                     raise InputError(
-                        f"{path}/manifest.json: field '{field}' is {mine!r} but {first_path} has {theirs!r}; "
+                        f"{RunStore(path).manifest_path}: field '{field}' is {mine!r} but {first_path} has {theirs!r}; "
                         "primary contrasts compare configurations of one model and handler — analyze each "
                         "separately"
                     )

@@ -222,25 +222,34 @@ def jsonl_line_error(name: str, number: int, line: str, exc: ValidationError | N
     return InputError(describe_validation_error(f"{name} line {number}", exc))
 
 
+def parse_jsonl_line(raw: bytes, number: int, name: str, model: type[M]) -> M:
+    """Validate one non-blank JSONL line (its bytes) into ``model``.
+
+    Raises:
+        InputError: a NUL byte, invalid UTF-8, malformed JSON or an invalid field, named as
+            ``NAME line NUMBER``.
+    """
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise InputError(_nul_message(name, number, nul))
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name} line {number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column "
+                         f"{exc.start + 1}); the file is damaged or not a text file: restore it from a copy") \
+            from None
+    try:
+        return model.model_validate_json(line)
+    except ValidationError as exc:
+        if exc.errors()[0].get("type") == "json_invalid":
+            raise jsonl_line_error(name, number, line, exc) from None
+        raise InputError(describe_validation_error(f"{name} line {number}", exc)) from None
+
+
 def _records(lines: Iterable[tuple[int, bytes]], name: str, model: type[M]) -> Iterator[tuple[int, M]]:
     for number, raw in lines:
-        if not raw.strip():
-            continue
-        nul = raw.find(b"\x00")
-        if nul >= 0:
-            raise InputError(_nul_message(name, number, nul))
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{name} line {number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column "
-                             f"{exc.start + 1}); the file is damaged or not a text file: restore it from a copy") \
-                from None
-        try:
-            yield number, model.model_validate_json(line)
-        except ValidationError as exc:
-            if exc.errors()[0].get("type") == "json_invalid":
-                raise jsonl_line_error(name, number, line, exc) from None
-            raise InputError(describe_validation_error(f"{name} line {number}", exc)) from None
+        if raw.strip():
+            yield number, parse_jsonl_line(raw, number, name, model)
 
 
 def dumps(record: BaseModel | Any, *, indent: int | None = None) -> str:
@@ -269,9 +278,30 @@ def write_json(path: Path, record: BaseModel | Any) -> None:
     write_text_atomic(path, dumps(record, indent=1) + "\n")
 
 
-def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> None:
-    """Write a JSONL file atomically, one compact record per line."""
-    write_text_atomic(path, "".join(dumps(r) + "\n" for r in records))
+def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> int:
+    """Write a JSONL file atomically, one compact record per line, as the records come.
+
+    The lines go to a temporary file beside ``path`` that replaces it once complete (never a torn
+    file), so an iterator of records is written without being held in memory.
+
+    Returns:
+        The number of records written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            for record in records:
+                handle.write(dumps(record) + "\n")
+                count += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
 
 
 def sha256_file(path: Path) -> str:

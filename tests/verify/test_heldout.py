@@ -105,5 +105,9 @@ def test_summary(judgements: dict[str, Judgement]) -> None:
     """The true figures over every case, known disagreements included."""
     s = summarize(CASES, judgements)
     print("\n" + s.line("HELDOUT", len(CASES)))
-    for value in (s.act_accuracy, s.claim_precision, s.claim_recall, s.verdict_agreement):
-        assert 0.0 <= value <= 1.0
+    # Floors about two points under sitbench-rules/2.1's figures (0.967, 0.909, 0.897 and 0.947): a regression of the
+    # extractor or scorer that loses a few cases fails here; raise them when the extractor improves.
+    assert s.act_accuracy >= 0.95
+    assert s.claim_precision >= 0.88
+    assert s.claim_recall >= 0.87
+    assert s.verdict_agreement >= 0.92

@@ -135,5 +135,9 @@ def test_summarize_counts_by_hand() -> None:
 def test_summary(judgements: dict[str, Judgement]) -> None:
     s = summarize(CASES, judgements)
     print("\n" + s.line("REGRESSION", len(CASES)))
-    for value in (s.act_accuracy, s.claim_precision, s.claim_recall, s.verdict_agreement):
-        assert 0.0 <= value <= 1.0
+    # Floors about two points under sitbench-rules/2.1's figures (0.992, 0.931, 0.958 and 0.970): a regression of the
+    # extractor or scorer that loses a few cases fails here; raise them when the extractor improves.
+    assert s.act_accuracy >= 0.98
+    assert s.claim_precision >= 0.9
+    assert s.claim_recall >= 0.93
+    assert s.verdict_agreement >= 0.95

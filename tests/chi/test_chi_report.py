@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sitbench.chi import AXES, build_report, chi_score, demo_manifest, demo_observations, render_text
+from sitbench.chi import AXES, build_report, chi_score, demo_manifest, demo_observations, render_text, stability
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,12 @@ def test_derived_measures_use_declared_neutral_steps(demo) -> None:  # type: ign
     assert m.neutral_steps == [2, 3, 4]
     assert rep.checkpoints[1].continuity is None and rep.checkpoints[3].continuity is not None
     assert rep.checkpoints[0].drift is not None and rep.checkpoints[0].drift.estimate == 0.0
-    assert rep.stability is not None and 0.0 <= rep.stability.estimate <= 1.0  # type: ignore[operator]
+    # Stability is the mean over runs of each run's 1 - mean adjacent D over the neutral steps.
+    per_run = [stability([o.features for o in sorted(obs, key=lambda o: o.step)
+                          if o.run == run and o.step in m.neutral_steps]).value
+               for run in sorted({o.run for o in obs})]
+    assert rep.stability is not None and rep.stability.estimate == pytest.approx(float(np.mean(per_run)))
+    assert 0.95 < rep.stability.estimate < 1.0  # the demo's agents drift a little between neutral steps
     assert rep.memory_accumulation is not None
 
 

@@ -118,7 +118,10 @@ def test_n20_is_exact() -> None:
     result = sign_flip_test(rng.normal(0.2, 0.3, size=20))
     assert result.method == "exact"
     assert result.n_assignments == 1_048_576
-    assert 0.0 < result.p <= 1.0
+    # Twenty differences with mean ≈ 0.26 and sd ≈ 0.3 are far from symmetric about 0: only 198 of
+    # the 2**20 sign assignments are as extreme, and the identity assignment is one of them.
+    assert result.n_extreme == 198
+    assert result.p == pytest.approx(198 / 1_048_576) and result.p < 0.001
     # The statistic is symmetric in the sign of all differences.
     flipped = sign_flip_test(-rng.normal(0.2, 0.3, size=20))
     assert flipped.n_assignments == 1_048_576

@@ -67,7 +67,8 @@ def test_readme_flow(flow: dict[str, Path], demo_dir: Path, capsys: pytest.Captu
     assert all(x.rstrip().endswith(METRICS[x.split()[0]][1]) for x in figures)
     result = json.loads(verifier.read_text())
     act = next(e for e in result["estimates"] if e["metric"] == "act_accuracy")
-    assert 0 < act["population"] <= 1 and act["interval"]["lower"] <= act["population"] <= act["interval"]["upper"]
+    # The rule extractor reads about 98 % of (response, act) decisions of the demo runs right.
+    assert act["population"] >= 0.95 and act["interval"]["lower"] <= act["population"] <= act["interval"]["upper"]
     # The planted changes (20 % of responses) are what the audit finds the rule extractor gets wrong.
     exact = next(e for e in result["estimates"] if e["metric"] == "act_set_exact")
     assert exact["audit_sample"] < 1

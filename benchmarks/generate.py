@@ -36,9 +36,9 @@ def main() -> None:
     ds = load_dataset(root)
     t3 = time.perf_counter()
     per_check = {}
-    for check_id, _name, fn in CHECKS:
+    for check_id, check in CHECKS.items():
         s = time.perf_counter()
-        problems, _ = fn(ds)
+        problems, _ = check.fn(ds)
         per_check[check_id] = (time.perf_counter() - s, len(problems))
     t4 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux

@@ -47,7 +47,7 @@ def test_an_unknown_agent_name_lists_the_installed_ones(pilot: Path, tmp_path: P
 def test_an_installed_candidate_is_found_by_its_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     from sitbench.candidates import _registry
 
-    monkeypatch.setattr(_registry, "_FACTORIES", dict(_registry._FACTORIES))
+    monkeypatch.setattr(_registry.CANDIDATES, "_local", dict(_registry.CANDIDATES._local))
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         _entry_points(CANDIDATE_ENTRY_POINTS, "acme", "sitbench.candidates.mock:oracle_factory"))
     with pytest.raises(InputError, match="the installed candidate sitbench.candidates.mock:oracle_factory cannot"):

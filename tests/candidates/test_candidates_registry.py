@@ -16,7 +16,7 @@ BUILT_IN = {"mock", "openai", "anthropic", "llamacpp", "local"}
 @pytest.fixture(autouse=True)
 def _isolated_factories(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each test starts with nothing loaded in process, so what it finds comes from entry points.
-    monkeypatch.setattr(_registry, "_FACTORIES", {})
+    monkeypatch.setattr(_registry.CANDIDATES, "_local", {})
 
 
 def test_sitbench_declares_its_own_candidates_as_entry_points() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from sitbench.report._svg import (
+from sitbench.render import (
     IntervalRow,
     Reference,
     Series,

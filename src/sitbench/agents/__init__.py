@@ -10,6 +10,7 @@ protocol of :mod:`sitbench.agents._http`) or the name of a ``sitbench.agents`` e
 from sitbench.agents._http import AgentOutputError, HttpAgent, HttpAgentClient
 from sitbench.agents._loader import (
     AGENT_ENTRY_POINTS,
+    AGENTS,
     LoadedAgent,
     check_agent,
     load_agent,
@@ -52,6 +53,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "AGENT_ENTRY_POINTS",
+    "AGENTS",
     "AGENT_SCHEMAS",
     "REFERENCE_AGENTS",
     "Ack",

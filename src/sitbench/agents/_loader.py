@@ -18,9 +18,18 @@ from sitbench.agents._http import HttpAgentClient
 from sitbench.agents._models import AgentInfo, Transport
 from sitbench.agents._protocol import agent_info
 from sitbench.errors import InputError
+from sitbench.registry import Registry
 
 #: Entry-point group under which installed packages register agent factories by name.
 AGENT_ENTRY_POINTS = "sitbench.agents"
+
+
+def _is_factory(obj: object) -> str | None:
+    return None if callable(obj) else f"is not a factory (got {type(obj).__name__}); it must return an agent"
+
+
+AGENTS: Registry[Callable[..., Any]] = Registry("agent", AGENT_ENTRY_POINTS, option="--agent", check=_is_factory)
+"""Agent factories by name (``--agent NAME``)."""
 
 _METHODS = ("ingest", "respond", "end_session")
 
@@ -86,17 +95,6 @@ def _import_target(spec: str) -> Any:
     return factory
 
 
-def _entry_point(name: str) -> Any | None:
-    for entry in importlib.metadata.entry_points(group=AGENT_ENTRY_POINTS):
-        if entry.name == name:
-            try:
-                return entry.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported as bad input, not a crash
-                raise InputError(f"--agent {name!r}: the installed agent {entry.value} cannot be loaded ({exc!r}); "
-                                 "reinstall the package that provides it") from None
-    return None
-
-
 async def make_agent(factory: Callable[[], Any]) -> Any:
     """One fresh agent from ``factory`` (sync or async)."""
     agent = factory()
@@ -129,10 +127,10 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
                              "the server instead")
         client = HttpAgentClient(spec, timeout_s=timeout_s)
         return LoadedAgent(spec, Transport.HTTP, client, client.info(), client.aclose)
-    factory = _entry_point(spec) if ":" not in spec else None
+    factory = AGENTS.find(spec) if ":" not in spec else None
     if factory is None:
         if ":" not in spec:
-            names = sorted(e.name for e in importlib.metadata.entry_points(group=AGENT_ENTRY_POINTS))
+            names = AGENTS.names()
             raise InputError(f"--agent {spec!r}: no installed agent has that name (installed: "
                              f"{', '.join(names) or 'none'}); or use package.module:factory, "
                              "path/to/file.py:factory or http://HOST:PORT")

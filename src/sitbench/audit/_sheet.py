@@ -412,7 +412,7 @@ def _scopes(sample: AuditSample) -> dict[str, list[str]]:
 
 def render_sheet(sample: AuditSample, annotator: str) -> str:
     """The annotation page of one annotator."""
-    from sitbench.report._html import content_security_policy, esc
+    from sitbench.render import content_security_policy, esc
 
     data = sheet_data(sample, annotator)
     return (

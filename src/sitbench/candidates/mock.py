@@ -10,18 +10,21 @@ prompt shows — and never a contract, a label or an internal id.
   the envelope's date, withholds what the speaker is not cleared for, rejects premises
   its evidence does not support, separates general knowledge from its own, reports
   belief history, and recalls what earlier sessions left in its state.
-- ``mock/memory-reader`` is the literal reader of the CHI memory panel
-  (:mod:`sitbench.chi._memory_reader`): it reads only the messages' text, takes the first line
-  that names the asked key and never adjudicates between records itself.
+- ``mock/memory-reader`` is the literal reader of the CHI memory panel, which lives with the
+  panel (``sitbench.chi``) and is found through :data:`MOCKS` like any other variant: it reads
+  only the messages' text, takes the first line that names the asked key and never adjudicates
+  between records itself.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse
 from sitbench.errors import InputError
+from sitbench.registry import Registry
 
 _TIER_RANK = {"public": 0, "acquaintance": 1, "colleague": 2, "confidant": 3, "self": 4}
 _STOP = {"when", "where", "what", "which", "how", "since", "remind", "quick", "come", "everyone", "just", "tell",
@@ -182,22 +185,34 @@ class OracleCandidate:
         return {"provider": "mock", "model": self.name, "policy": "rule-based situated agent over shown evidence"}
 
 
-def mock_candidate(name: str, **options: Any) -> Any:
-    """``mock/collapse``, ``mock/oracle`` or ``mock/memory-reader`` (option ``context_window``)."""
-    if name == "memory-reader":
-        from sitbench.chi._memory_reader import MemoryReaderCandidate
+MOCK_ENTRY_POINTS = "sitbench.mocks"
+"""Entry-point group of the ``mock/NAME`` variants: the name, and ``factory(**options) -> Candidate``."""
 
-        unknown = sorted(set(options) - {"context_window"})
-        if unknown:
-            raise InputError(f"--model mock/memory-reader: unknown option(s) {unknown}; it takes context_window")
-        try:
-            return MemoryReaderCandidate(**{k: int(v) for k, v in options.items()})
-        except ValueError:
-            raise InputError("--model mock/memory-reader: context_window must be a whole number") from None
+MOCKS: Registry[Callable[..., Any]] = Registry("mock", MOCK_ENTRY_POINTS, option="--model mock/…")
+"""The mock variants by name; sitbench's are entry points of its own package."""
+
+
+def collapse_mock(**options: Any) -> CollapseCandidate:
+    """``mock/collapse`` (no options)."""
+    _no_options("collapse", options)
+    return CollapseCandidate()
+
+
+def oracle_mock(**options: Any) -> OracleCandidate:
+    """``mock/oracle`` (no options)."""
+    _no_options("oracle", options)
+    return OracleCandidate()
+
+
+def _no_options(name: str, options: dict[str, Any]) -> None:
     if options:
         raise InputError(f"--model mock/{name}: mocks take no options (got {sorted(options)})")
-    if name == "collapse":
-        return CollapseCandidate()
-    if name == "oracle":
-        return OracleCandidate()
-    raise InputError(f"--model mock/{name}: unknown mock; use mock/collapse, mock/oracle or mock/memory-reader")
+
+
+def mock_candidate(name: str, **options: Any) -> Any:
+    """``mock/NAME``: one of the variants in :data:`MOCKS` (``collapse``, ``oracle``, ``memory-reader``…)."""
+    factory = MOCKS.find(name)
+    if factory is None:
+        known = ", ".join(f"mock/{n}" for n in MOCKS.names())
+        raise InputError(f"--model mock/{name}: unknown mock; use {known}")
+    return factory(**options)

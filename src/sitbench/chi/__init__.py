@@ -81,7 +81,7 @@ from sitbench.chi._memory_env import (
 )
 from sitbench.chi._memory_env import PANELS as MEMORY_PANELS
 from sitbench.chi._memory_env import generate as generate_memory_panel
-from sitbench.chi._memory_reader import MemoryReaderCandidate
+from sitbench.chi._memory_reader import MemoryReaderCandidate, memory_reader_mock
 from sitbench.chi._memory_retrieval import BM25Index
 from sitbench.chi._memory_rubric import (
     Outcome,
@@ -127,6 +127,7 @@ __all__ = [
     "MemoryEnvironment",
     "MemoryHarness",
     "MemoryReaderCandidate",
+    "memory_reader_mock",
     "MemoryRecord",
     "Outcome",
     "ParsedReply",

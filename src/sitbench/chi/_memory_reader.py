@@ -173,3 +173,14 @@ class MemoryReaderCandidate:
                                 "sources": [] if abstain or sources is None else sources,
                                 "status": None if abstain else status}
         return json.dumps({f: full[f] for f in fields if f in full}, ensure_ascii=False)
+
+
+def memory_reader_mock(**options: Any) -> MemoryReaderCandidate:
+    """``mock/memory-reader``, with option ``context_window`` (a whole number of tokens)."""
+    unknown = sorted(set(options) - {"context_window"})
+    if unknown:
+        raise InputError(f"--model mock/memory-reader: unknown option(s) {unknown}; it takes context_window")
+    try:
+        return MemoryReaderCandidate(**{key: int(value) for key, value in options.items()})
+    except ValueError:
+        raise InputError("--model mock/memory-reader: context_window must be a whole number") from None

@@ -126,7 +126,7 @@ def _figure(caption: str, svg: str) -> str:
 
 def render_html(runs: list[dict[str, Any]], title: str = "CHI memory axis — machine baselines") -> str:
     """One self-contained page: per condition, Q_M and each factor against N for every run."""
-    from sitbench.report._svg import Reference, Series, line_chart
+    from sitbench.render import Reference, Series, line_chart
 
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title>",
              "<style>body{font-family:system-ui,sans-serif;margin:24px;max-width:1200px}"

@@ -39,6 +39,7 @@ from sitbench.lineage._residence import (
     residence_at,
     residence_timeline,
 )
+from sitbench.registry import Registry
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Act,
@@ -102,12 +103,34 @@ class _Problems:
 
 
 CheckFn = Callable[[LoadedDataset], tuple[list[str], str]]
-CHECKS: list[tuple[str, str, CheckFn]] = []
+"""An integrity check: the dataset → (problems, each ``"file: message"``; a one-line summary)."""
+
+
+@dataclass(frozen=True)
+class IntegrityCheck:
+    """One integrity check of ``sitbench validate``; a plug-in declares one in the ``sitbench.checks`` group."""
+
+    id: str
+    """Short id shown in the table (``inv1`` … ``inv19`` for sitbench's own)."""
+    name: str
+    """What the check establishes."""
+    fn: CheckFn
+    """The check itself."""
+
+
+def _is_check(obj: object) -> str | None:
+    return None if isinstance(obj, IntegrityCheck) else (
+        f"is not an IntegrityCheck (got {type(obj).__name__}); declare IntegrityCheck(id, name, fn)")
+
+
+CHECKS: Registry[IntegrityCheck] = Registry("integrity check", "sitbench.checks", option="sitbench validate:",
+                                            check=_is_check)
+"""The integrity checks in the order they run: inv1–inv19, then any installed plug-in's."""
 
 
 def _check(check_id: str, name: str) -> Callable[[CheckFn], CheckFn]:
     def register(fn: CheckFn) -> CheckFn:
-        CHECKS.append((check_id, name, fn))
+        CHECKS.register(check_id, IntegrityCheck(check_id, name, fn))
         return fn
 
     return register
@@ -1008,10 +1031,11 @@ def load_dataset(root: Path) -> LoadedDataset:
 
 
 def run_checks(ds: LoadedDataset) -> list[CheckRow]:
-    """Run inv1–inv19 and return one row per check, in order."""
+    """Run inv1–inv19 (and any installed check) and return one row per check, in order."""
     rows = []
-    for check_id, name, fn in CHECKS:
-        problems, summary = fn(ds)
+    for check_id, check in CHECKS.items():
+        name = check.name
+        problems, summary = check.fn(ds)
         details = summary if not problems else "; ".join(problems[:3]) + (
             f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
         rows.append(CheckRow(id=check_id, name=name, passed=not problems, details=details, problems=problems))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from sitbench.render import esc, num
 from sitbench.report._data import LoadedRun
-from sitbench.report._html import esc, num
 
 
 def _ms(values: list[float]) -> str:

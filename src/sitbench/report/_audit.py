@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitbench.errors import InputError
-from sitbench.report._html import esc
+from sitbench.render import esc
 
 if TYPE_CHECKING:
     from sitbench.audit import AgreementResult, Coefficient, Interval, VerifierResult

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from sitbench.glossary import category_label, config_label
+from sitbench.render import esc
 from sitbench.report._data import FailedTrial, LoadedRun, failed_checks
 from sitbench.report._exports import TRIALS_CSV
-from sitbench.report._html import esc
 from sitbench.runs import ScoreRecord
 
 DRILLDOWN_TEXT_BUDGET = 4_000_000

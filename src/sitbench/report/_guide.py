@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sitbench.glossary import CATEGORIES, CONFIGURATIONS, METRICS, REFERENCES, SEED
+from sitbench.render import esc
 from sitbench.report._data import LoadedRun, is_failed
-from sitbench.report._html import esc
 
 
 def _q(value: object) -> str:

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from sitbench import render
 from sitbench._version import __version__
 from sitbench.chi import ChiReport
 from sitbench.errors import InputError
@@ -25,7 +26,8 @@ from sitbench.glossary import (
     config_name,
 )
 from sitbench.metrics import CATEGORY_ORDER
-from sitbench.report import _svg
+from sitbench.metrics import format_percent as pct
+from sitbench.render import content_security_policy, esc, kv, num
 from sitbench.report._agents import agent_section
 from sitbench.report._audit import audit_section, load_audit_result
 from sitbench.report._data import (
@@ -42,7 +44,6 @@ from sitbench.report._exports import (
     write_trials_csv,
 )
 from sitbench.report._guide import glossary_section, next_steps_box
-from sitbench.report._html import content_security_policy, esc, kv, num, pct
 from sitbench.report._sections import (
     analysis_section,
     chi_section,
@@ -269,7 +270,7 @@ def _charts(run: LoadedRun) -> str:
         dumped = row.model_dump()
         for category in CATEGORY_ORDER:
             values[(config, category.value)] = dumped[CATEGORY_METRICS[category]]
-    heat = _svg.heatmap(
+    heat = render.heatmap(
         configs,
         [c.value for c in CATEGORY_ORDER],
         values,
@@ -280,13 +281,13 @@ def _charts(run: LoadedRun) -> str:
         column_tips={c.value: category_label(c.value) for c in CATEGORY_ORDER},
     )
     legend = " · ".join(f"cat. {c.value} {category_name(c.value)}" for c in CATEGORY_ORDER)
-    laa = _svg.bar_chart(
+    laa = render.bar_chart(
         configs,
         {"LAA": [row.LAA for row in run.metrics.values()]},
         title=f"{run.name}: LAA per configuration against the bound 0.5",
-        references=[_svg.Reference(LAA_BOUND, "LAA* ≤ 1/m = 0.5 (profile-only, seed Theorem 1)")],
+        references=[render.Reference(LAA_BOUND, "LAA* ≤ 1/m = 0.5 (profile-only, seed Theorem 1)")],
     )
-    diag = _svg.bar_chart(
+    diag = render.bar_chart(
         configs,
         {
             "FMR": [row.FMR for row in run.metrics.values()],
@@ -294,7 +295,7 @@ def _charts(run: LoadedRun) -> str:
             "UEL": [row.UEL for row in run.metrics.values()],
         },
         title=f"{run.name}: FMR, TL and UEL per configuration",
-        colors={"FMR": _svg.PALETTE[2], "TL": _svg.PALETTE[1], "UEL": _svg.PALETTE[6]},
+        colors={"FMR": render.PALETTE[2], "TL": render.PALETTE[1], "UEL": render.PALETTE[6]},
     )
     return (
         "<div class='charts'>"

@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sitbench import render
 from sitbench.chi import ChiReport
 from sitbench.errors import InputError
-from sitbench.report import _svg
-from sitbench.report._html import esc, kv, num
+from sitbench.render import esc, kv, num
 from sitbench.res import CONDITIONS, ResScore, score_file
 from sitbench.stats import EXPERIMENTS
 from sitbench.stores import read_text
@@ -80,9 +80,9 @@ def _counts(entry: Mapping[str, Any]) -> str:
 _REGISTRY = {e.id: e for e in EXPERIMENTS}
 
 
-def _contrast_rows(entries: Sequence[Mapping[str, Any]], *, tests: bool) -> tuple[str, list[_svg.IntervalRow]]:
+def _contrast_rows(entries: Sequence[Mapping[str, Any]], *, tests: bool) -> tuple[str, list[render.IntervalRow]]:
     rows: list[str] = []
-    plot: list[_svg.IntervalRow] = []
+    plot: list[render.IntervalRow] = []
     for entry in entries:
         eid = str(_dig(entry, "id", "experiment") or "?")
         spec = _REGISTRY.get(str(_dig(entry, "experiment", "id")))
@@ -110,7 +110,7 @@ def _contrast_rows(entries: Sequence[Mapping[str, Any]], *, tests: bool) -> tupl
         cells.append(f"<td>{_counts(entry)}</td><td class='l'>{esc(status)}</td>")
         rows.append(f"<tr data-experiment='{esc(eid)}'>{''.join(cells)}</tr>")
         plot.append(
-            _svg.IntervalRow(
+            render.IntervalRow(
                 label=f"{eid} {endpoint}: {second} − {first}",
                 estimate=mean,
                 lower=lower,
@@ -145,7 +145,7 @@ def analysis_section(analysis: Mapping[str, Any]) -> str:
         shares = [row for row, entry in zip(plot, primary, strict=True) if _dig(entry, "endpoint") != "prompt_tokens"]
         parts.append(
             "<div class='chart'><h4>Mean paired difference with its interval (filled = rejected under Holm)</h4>"
-            f"{_svg.forest_plot(shares, title='E1–E8 contrasts with confidence intervals')}"
+            f"{render.forest_plot(shares, title='E1–E8 contrasts with confidence intervals')}"
             + ("<p class='note'>E6 (prompt tokens) is on another scale: see the table.</p>" if len(shares) < len(plot) else "")
             + "</div>"
         )
@@ -193,7 +193,7 @@ def chi_section(report: ChiReport) -> str:
             ]
         )
     )
-    memory_series: list[_svg.Series] = []
+    memory_series: list[render.Series] = []
     grid: list[float] = []
     rows: list[str] = []
     for step in report.checkpoints:
@@ -210,7 +210,7 @@ def chi_section(report: ChiReport) -> str:
             for load, interval in sorted(step.memory_uncertainty.q_m.items()):
                 if interval.lower is not None and interval.upper is not None:
                     band.append((float(load), interval.lower, interval.upper))
-        memory_series.append(_svg.Series(name=f"step {step.step}", points=points, band=band, markers=markers))
+        memory_series.append(render.Series(name=f"step {step.step}", points=points, band=band, markers=markers))
         rows.append(
             f"<tr><td>{step.step}</td><td>{num(mem.eimc)}</td><td class='l'>{esc(mem.status)}</td>"
             f"<td class='l'>{esc(step.memory_label or '')}</td></tr>"
@@ -219,14 +219,14 @@ def chi_section(report: ChiReport) -> str:
     if memory_series:
         charts.append(
             "<div class='chart'><h4>Memory Capacity Curve Q_M(load) per checkpoint (◇ = EIMC)</h4>"
-            + _svg.line_chart(
+            + render.line_chart(
                 memory_series,
                 title="CHI memory capacity curve",
                 x_label="memory load (log2)",
                 y_label="Q_M",
                 y_range=(0.0, 1.0),
                 log2_x=True,
-                references=[_svg.Reference(report.tau, f"τ = {report.tau:g}")],
+                references=[render.Reference(report.tau, f"τ = {report.tau:g}")],
                 x_ticks=grid,
             )
             + "</div>"
@@ -239,8 +239,8 @@ def chi_section(report: ChiReport) -> str:
     ]
     charts.append(
         "<div class='chart'><h4>CHIS series: CHI of the cluster-balanced mean h (band = CI)</h4>"
-        + _svg.line_chart(
-            [_svg.Series(name="CHI(mean h)", points=chi_points, band=chi_band)],
+        + render.line_chart(
+            [render.Series(name="CHI(mean h)", points=chi_points, band=chi_band)],
             title="CHIS series of CHI",
             x_label="checkpoint",
             y_label="CHI",
@@ -252,8 +252,8 @@ def chi_section(report: ChiReport) -> str:
     if any(v is not None for _, v in drift + continuity):
         charts.append(
             "<div class='chart'><h4>CHIS series: drift from the first step and continuity</h4>"
-            + _svg.line_chart(
-                [_svg.Series(name="drift", points=drift), _svg.Series(name="continuity", points=continuity)],
+            + render.line_chart(
+                [render.Series(name="drift", points=drift), render.Series(name="continuity", points=continuity)],
                 title="CHIS drift and continuity",
                 x_label="checkpoint",
                 y_label="value",

@@ -9,6 +9,7 @@ from sitbench.verify._agreement import (
 )
 from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed
 from sitbench.verify._extractor import (
+    EXTRACTORS,
     Extractor,
     RuleExtractor,
     extractor_names,
@@ -28,6 +29,7 @@ from sitbench.verify._score import (
 )
 
 __all__ = [
+    "EXTRACTORS",
     "AgreementFigures",
     "AgreementReport",
     "Reading",

@@ -11,10 +11,10 @@ entry-point group: the entry point names a factory taking the spec's argument (t
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from sitbench.errors import InputError
+from sitbench.registry import Registry
 from sitbench.schema import Envelope, Observation
 from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract
 from sitbench.verify._score import VERIFIER_VERSION
@@ -56,13 +56,15 @@ class RuleExtractor:
 ExtractorFactory = Callable[[str | None], Extractor]
 
 
-def _rules(argument: str | None) -> Extractor:
+def rules_extractor(argument: str | None) -> Extractor:
+    """``--extractor rules``: the rule reader (it takes no argument)."""
     if argument:
         raise InputError(f"--extractor rules:{argument}: the rule extractor takes no argument; use --extractor rules")
     return RuleExtractor()
 
 
-def _llm(argument: str | None) -> Extractor:
+def llm_extractor(argument: str | None) -> Extractor:
+    """``--extractor llm:MODEL``: the LLM reader over any candidate."""
     if not argument:
         raise InputError("--extractor llm: name the model, e.g. --extractor llm:openai/gpt-4o-mini "
                          "or --extractor llm:local/smollm2")
@@ -71,27 +73,29 @@ def _llm(argument: str | None) -> Extractor:
     return LLMExtractor(argument)
 
 
-_BUILTIN: dict[str, ExtractorFactory] = {"rules": _rules, "llm": _llm}
-_REGISTERED: dict[str, ExtractorFactory] = {}
+def _is_factory(obj: object) -> str | None:
+    return None if callable(obj) else f"is not a factory (got {type(obj).__name__}); it must be factory(ARG) -> Extractor"
+
+
+EXTRACTORS: Registry[ExtractorFactory] = Registry("extractor", ENTRY_POINT_GROUP, option="--extractor",
+                                                  check=_is_factory)
+"""Extractor factories by name; sitbench's ``rules`` and ``llm`` are entry points of its own package."""
 
 
 def register_extractor(name: str, factory: ExtractorFactory) -> None:
-    """Make ``--extractor NAME[:ARG]`` build an extractor with ``factory(ARG)``."""
-    if name in _BUILTIN:
+    """Make ``--extractor NAME[:ARG]`` build an extractor with ``factory(ARG)`` in this process.
+
+    Raises:
+        ValueError: ``name`` is one of sitbench's own extractors.
+    """
+    if name in ("rules", "llm"):
         raise ValueError(f"extractor name {name!r} is built in")
-    _REGISTERED[name] = factory
-
-
-def _plugins() -> dict[str, ExtractorFactory]:
-    found: dict[str, ExtractorFactory] = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.load())
-    return found
+    EXTRACTORS.register(name, factory)
 
 
 def extractor_names() -> list[str]:
-    """Names ``--extractor`` accepts: built-in, registered and entry-point extractors."""
-    return sorted({*_BUILTIN, *_REGISTERED, *_plugins()})
+    """Names ``--extractor`` accepts: sitbench's own, registered in this process and installed."""
+    return sorted(EXTRACTORS.names())
 
 
 def get_extractor(spec: str | None = None) -> Extractor:
@@ -101,9 +105,7 @@ def get_extractor(spec: str | None = None) -> Extractor:
         InputError: the name is unknown (the message lists the known ones).
     """
     name, _, argument = (spec or "rules").partition(":")
-    factory = _BUILTIN.get(name) or _REGISTERED.get(name)
-    if factory is None:
-        factory = _plugins().get(name)
+    factory = EXTRACTORS.find(name)
     if factory is None:
         raise InputError(f"--extractor {spec!r}: unknown extractor; choose one of {', '.join(extractor_names())}")
     return factory(argument or None)

@@ -1,4 +1,4 @@
-"""Small HTML helpers shared by the report's sections."""
+"""Small HTML helpers shared by every page sitbench writes (the report, the audit sheet)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from sitbench.metrics import format_percent
-
 
 def esc(value: object) -> str:
     """HTML-escape any value (quotes included, so it is safe inside attributes)."""
     return escape(str(value), quote=True)
-
-
-def pct(value: float | None) -> str:
-    """A share in percent with one decimal; "—" when undefined."""
-    return format_percent(value)
 
 
 def num(value: object, digits: int = 4) -> str:

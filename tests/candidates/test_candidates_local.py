@@ -91,7 +91,7 @@ def test_response_format_becomes_a_schema_for_llama_cpp(tmp_path: Path) -> None:
 
 @needs_local_server
 def test_server_start_failure_reports_its_output(tmp_path: Path) -> None:
-    from sitbench.candidates._local_server import LocalServerError, serve_local_model
+    from sitbench.candidates import LocalServerError, serve_local_model
 
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 64)
@@ -219,7 +219,7 @@ def test_fault_proxy_in_front_of_llama_server(smollm2_server: str) -> None:
 @pytest.mark.slow
 @needs_local_server
 def test_local_server_is_stopped_after_the_block(smollm2_path: Path) -> None:
-    from sitbench.candidates._local_server import serve_local_model
+    from sitbench.candidates import serve_local_model
 
     with serve_local_model(smollm2_path, n_ctx=512) as base_url:
         with urllib.request.urlopen(f"{base_url}/models", timeout=5) as reply:

@@ -6,6 +6,7 @@ import pytest
 
 from sitbench.chi import (
     CHISRecord,
+    MemoryPoint,
     continuity,
     decay_half_time,
     distance,
@@ -18,7 +19,6 @@ from sitbench.chi import (
     recovery,
     stability,
 )
-from sitbench.chi._memory import MemoryPoint
 from sitbench.errors import InputError
 
 

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from sitbench.data import pilot_content
-from sitbench.lineage import Tense, city_mentions, residence_at, residence_timeline
-from sitbench.lineage._articles import Article, article_for, article_slips
+from sitbench.lineage import Article, Tense, article_for, article_slips, city_mentions, residence_at, residence_timeline
 from sitbench.schema import Provenance
 
 from ._pilot_dir import PilotDir

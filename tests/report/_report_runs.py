@@ -7,8 +7,7 @@ from pathlib import Path
 
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.runs import RunManifest, ScoreRecord, TrialRecord, TurnRecord
-from sitbench.schema import Category, CheckResult, Observation, Verdict
-from sitbench.schema._observation import ExtractedClaim
+from sitbench.schema import Category, CheckResult, ExtractedClaim, Observation, Verdict
 
 CHECKS = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")
 PAIR_OF = {"L-1A": "P1", "L-1B": "P1", "L-2A": "P2", "L-2B": "P2"}

@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sitbench.configs._embedder import Embedder, MiniLMEmbedder
-from sitbench.configs._retriever import DenseRetriever, RetrievalDoc
+from sitbench.configs import DenseRetriever, Embedder, MiniLMEmbedder, RetrievalDoc
 from sitbench.errors import InputError
 
 

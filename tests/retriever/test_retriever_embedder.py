@@ -15,13 +15,7 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
-from sitbench.configs._embedder import (
-    EMBEDDING_DIM,
-    MAX_SEQ_LENGTH,
-    MINILM_MODEL_ID,
-    Embedder,
-    MiniLMEmbedder,
-)
+from sitbench.configs import EMBEDDING_DIM, MAX_SEQ_LENGTH, MINILM_MODEL_ID, Embedder, MiniLMEmbedder
 from sitbench.errors import InputError
 
 SENTENCES = [

@@ -13,11 +13,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from sitbench.configs._embedder import MiniLMEmbedder
-from sitbench.configs._retriever import (
+from sitbench.configs import (
     DEFAULT_K,
     DenseRetriever,
     Hit,
+    MiniLMEmbedder,
     RetrievalDoc,
     on_or_before,
     retriever_manifest,

@@ -9,8 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitbench.candidates import Message
-from sitbench.configs import _budget
-from sitbench.configs._budget import WordPieceCounter
+from sitbench.configs import WordPieceCounter, _budget
 from sitbench.lineage import IsolationAudit, IsolationError, load_dataset
 
 # Spaces and line breaks of every kind, controls BERT deletes (U+001C is whitespace to Python),

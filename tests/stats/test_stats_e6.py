@@ -21,8 +21,7 @@ from sitbench.configs import (
     count_prompt_tokens,
     wordpiece_counter,
 )
-from sitbench.data import pilot_content
-from sitbench.data._visible import visible_evidence
+from sitbench.data import pilot_content, visible_evidence
 from sitbench.errors import InputError
 from sitbench.schema import Query, SubjectEvidence
 from sitbench.stats import e6_token_scaling, truncate_history

@@ -13,10 +13,12 @@ from sitbench.audit._annotations import (
     annotation_problems,
     load_annotation_files,
     read_annotations,
+    write_annotations,
 )
 from sitbench.audit._models import (
     KAPPA_TARGET,
     MATCHING_RULE,
+    PHASE_LABELS,
     AgreementResult,
     AnnotatedClaim,
     AnnotatedUnmapped,
@@ -39,6 +41,7 @@ from sitbench.audit._sample import (
     allocate,
     draw_sample,
     load_sample,
+    parse_weights,
     sample_runs,
     systematic_round,
 )
@@ -54,10 +57,13 @@ AUDIT_SCHEMAS = {
 }
 """JSON Schemas ``sitbench schema`` exports for the audit's files (the annotation page's JSONL lines first)."""
 
+from sitbench.audit._report_text import agreement_lines, disagreement_lines, verifier_lines
+
 __all__ = [
     "AUDIT_SCHEMAS",
     "KAPPA_TARGET",
     "MATCHING_RULE",
+    "PHASE_LABELS",
     "AgreementResult",
     "AnnotatedClaim",
     "AnnotatedUnmapped",
@@ -72,17 +78,20 @@ __all__ = [
     "VerifierResult",
     "adjudicate",
     "agreement",
+    "agreement_lines",
     "allocate",
     "alpha_of_counts",
     "annotation_problems",
     "build_reference",
     "cohen_kappa",
+    "disagreement_lines",
     "draw_sample",
     "load_annotation_files",
     "load_reference",
     "load_sample",
     "measure",
     "measure_file",
+    "parse_weights",
     "read_annotations",
     "reference_observation",
     "render_sheet",
@@ -91,5 +100,7 @@ __all__ = [
     "sample_runs",
     "sheet_data",
     "systematic_round",
+    "verifier_lines",
+    "write_annotations",
     "write_sheets",
 ]

@@ -66,7 +66,7 @@ def sample_command(runs: tuple[Path, ...], n: int, seed: int, phase: str, out: P
       sitbench audit sample runs/gpt runs/claude --n 500 --seed 7 --phase dev --out audit/sample.json
       sitbench audit sample runs/heldout-gpt --n 500 --seed 8 --phase heldout --weight low=4 --out audit/heldout.json
     """
-    from sitbench.audit._sample import parse_weights, sample_runs
+    from sitbench.audit import parse_weights, sample_runs
     from sitbench.stores import write_json
 
     drawn = sample_runs(list(runs), n=n, seed=seed, phase=phase, floor=floor,  # type: ignore[arg-type]
@@ -98,8 +98,7 @@ def sheet_command(sample_path: Path, out: Path, annotators: tuple[str, ...]) -> 
       sitbench audit sheet audit/sample.json --out audit/sheets
       sitbench audit sheet audit/sample.json --out audit/sheets --annotator ana --annotator ben --annotator chi
     """
-    from sitbench.audit._sample import load_sample
-    from sitbench.audit._sheet import write_sheets
+    from sitbench.audit import load_sample, write_sheets
 
     sample = load_sample(sample_path)
     names = list(annotators) or ["annotator-1", "annotator-2", "annotator-3"]
@@ -127,8 +126,7 @@ def import_command(files: tuple[Path, ...], sample_path: Path, out: Path | None)
       sitbench audit import ann1.jsonl ann2.jsonl --sample audit/sample.json --out audit/annotations
       sitbench audit import ann1.jsonl --sample audit/sample.json
     """
-    from sitbench.audit._annotations import load_annotation_files, write_annotations
-    from sitbench.audit._sample import load_sample
+    from sitbench.audit import load_annotation_files, load_sample, write_annotations
 
     sample = load_sample(sample_path)
     loaded = load_annotation_files(list(files), sample)
@@ -176,10 +174,14 @@ def agree_command(files: tuple[Path, ...], sample_path: Path, adjudicator: str |
       sitbench audit agree audit/annotations/*.jsonl --sample audit/sample.json
       sitbench audit agree a.jsonl b.jsonl c.jsonl --sample audit/sample.json --adjudicator adj.jsonl --out audit/reference.json
     """
-    from sitbench.audit._agree import agreement, build_reference
-    from sitbench.audit._annotations import load_annotation_files, read_annotations
-    from sitbench.audit._report_text import agreement_lines
-    from sitbench.audit._sample import load_sample
+    from sitbench.audit import (
+        agreement,
+        agreement_lines,
+        build_reference,
+        load_annotation_files,
+        load_sample,
+        read_annotations,
+    )
     from sitbench.stores import write_json
 
     sample = load_sample(sample_path)
@@ -250,9 +252,7 @@ def verifier_command(reference_path: Path, extractor_spec: str, sample_path: Pat
       sitbench audit verifier audit/reference.json --extractor rules --out audit/verifier.json
       sitbench audit verifier audit/reference.json --extractor llm:openai/gpt-4o-mini --json
     """
-    from sitbench.audit._phase import require_development
-    from sitbench.audit._report_text import disagreement_lines, verifier_lines
-    from sitbench.audit._verifier import measure_file
+    from sitbench.audit import disagreement_lines, measure_file, require_development, verifier_lines
     from sitbench.stores import write_json
 
     result, rows = measure_file(reference_path, extractor_spec, sample_path=sample_path, dataset=dataset, seed=seed,

@@ -10,21 +10,26 @@ from typing import Any
 import click
 
 from sitbench._options import MAX_RESAMPLES, SEED, Bounded
-from sitbench.chi._common import AXES
-from sitbench.chi._demo import demo_manifest, demo_observations
-from sitbench.chi._interchange import (
+from sitbench.chi import (
+    AXES,
+    DEFAULT_TAU,
+    MIN_RESAMPLES,
+    MemoryPoint,
+    axis_similarity,
+    build_report,
+    chi_score,
+    demo_manifest,
+    demo_observations,
     dump_jsonl,
     file_sha256,
     load_manifest,
     load_observations,
+    memory_curve,
     read_json,
     record_lines,
+    render_text,
     validate_records,
 )
-from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, memory_curve
-from sitbench.chi._report import build_report, render_text
-from sitbench.chi._similarity import axis_similarity, chi_score
-from sitbench.chi._uncertainty import MIN_RESAMPLES
 from sitbench.errors import InputError
 
 _FACTORS = ("r", "t", "s", "u", "i")

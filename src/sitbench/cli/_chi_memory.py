@@ -29,7 +29,7 @@ def _panels(value: str) -> list[str]:
 
 
 def _grid(value: str | None) -> list[int]:
-    from sitbench.chi._memory_env import M8_GRID
+    from sitbench.chi import M8_GRID
 
     if value is None:
         return list(M8_GRID)
@@ -88,8 +88,8 @@ def generate(panel: str, seed: int, grid: str | None, out: Path | None, no_token
       sitbench chi memory generate --panel m8 --seed 1
       sitbench chi memory generate --panel all --seed 1 --out items/ --json
     """
-    from sitbench.chi._memory_env import environment_report
-    from sitbench.chi._memory_env import generate as gen
+    from sitbench.chi import environment_report
+    from sitbench.chi import generate as gen
 
     counter = None
     if not no_tokens:
@@ -181,8 +181,7 @@ def run(panel: str, model: str, seed: int, trajectories: int, retriever: str, gr
       sitbench chi memory run --panel m8 --agent rag --model mock/memory-reader --seed 1 --out runs/rag
       sitbench chi memory run --panel m1,m2,m3 --agent versioned --model local/smollm2 --trajectories 1 --out runs/smol
     """
-    from sitbench.chi._memory_report import render_memory_text
-    from sitbench.chi._memory_run import RunSpec, run_memory
+    from sitbench.chi import RunSpec, render_memory_text, run_memory
     from sitbench.runs import parse_agent_options
 
     if agent not in _BASELINES and ":" not in agent and not agent.startswith(("http://", "https://")):
@@ -225,8 +224,7 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
     Examples:
       sitbench chi memory sweep --panel m8 --model mock/memory-reader --seed 1 --out runs/m8
     """
-    from sitbench.chi._memory_report import load_run, render_html, render_memory_text
-    from sitbench.chi._memory_run import RunSpec, run_memory
+    from sitbench.chi import RunSpec, load_run, render_html, render_memory_text, run_memory
 
     names = list(_BASELINES) if agents == "all" else [a.strip() for a in agents.split(",") if a.strip()]
     bad = [a for a in names if a not in _BASELINES]
@@ -294,7 +292,7 @@ def report(runs: tuple[Path, ...], out: Path) -> None:
     Examples:
       sitbench chi memory report runs/m8/* --out memory.html
     """
-    from sitbench.chi._memory_report import load_run, render_html
+    from sitbench.chi import load_run, render_html
 
     loaded = [load_run(p) for p in runs if not (p.is_file() and p.suffix in (".html", ".txt"))]
     if not loaded:
@@ -314,13 +312,7 @@ def baselines(model: str) -> None:
       sitbench chi memory baselines
     """
     from sitbench.candidates import get_candidate
-    from sitbench.chi._memory_baselines import (
-        BASELINES,
-        LABELS,
-        MECHANISMS,
-        budget_for,
-        model_context_window,
-    )
+    from sitbench.chi import BASELINES, LABELS, MECHANISMS, budget_for, model_context_window
 
     window = model_context_window(get_candidate(model))
     for name in BASELINES:

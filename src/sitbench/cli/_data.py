@@ -45,8 +45,7 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
       sitbench generate --suite pilot --out data/pilot
       sitbench generate --suite dev --seed 1 --out data/dev
     """
-    from sitbench.data import pilot_content, write_dataset
-    from sitbench.data._generator import generate_content, seed_commitment
+    from sitbench.data import generate_content, pilot_content, seed_commitment, write_dataset
     from sitbench.stores import dumps
 
     if suite == "pilot":
@@ -90,7 +89,7 @@ def commit(seed: int) -> None:
     Examples:
       sitbench seeds commit 123456789
     """
-    from sitbench.data._generator import seed_commitment
+    from sitbench.data import seed_commitment
 
     click.echo(seed_commitment(seed))
 
@@ -105,7 +104,7 @@ def new() -> None:
     Examples:
       sitbench seeds new
     """
-    from sitbench.data._generator import seed_commitment
+    from sitbench.data import seed_commitment
 
     seed = secrets.randbits(128)
     click.echo(f"seed {seed}")

@@ -36,7 +36,7 @@ def import_inspect(log: Path, dataset: Path, out: Path, epoch: int) -> None:
       sitbench score runs/inspect-d && sitbench metrics runs/inspect-d
     """
     try:
-        from sitbench.integrations.inspect_ai._import import import_inspect_log
+        from sitbench.integrations.inspect_ai import import_inspect_log
     except ImportError as exc:
         raise InputError(f'import-inspect needs Inspect ({exc}): pip install "sitbench[inspect]"') from None
     report = import_inspect_log(log, dataset, out, epoch)

@@ -8,8 +8,7 @@ from typing import Any
 import click
 
 from sitbench.errors import InputError
-from sitbench.report._exports import METRICS_JSON, TRIALS_CSV
-from sitbench.report._render import DEFAULT_MAX_FAILED, write_report
+from sitbench.report import DEFAULT_MAX_FAILED, METRICS_JSON, TRIALS_CSV, write_report
 from sitbench.stores import read_json
 
 

@@ -10,10 +10,18 @@ import click
 
 from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, Bounded
 from sitbench.errors import InputError
-from sitbench.res._prompts import CONDITIONS, build_messages
-from sitbench.res._runner import DEFAULT_MODELS, RESULTS_FILE, run_battery
-from sitbench.res._scenarios import load_scenarios, scenarios_sha256
-from sitbench.res._score import CLAIM_CEILING, ResScore, score_file
+from sitbench.res import (
+    CLAIM_CEILING,
+    CONDITIONS,
+    DEFAULT_MODELS,
+    RESULTS_FILE,
+    ResScore,
+    build_messages,
+    load_scenarios,
+    run_battery,
+    scenarios_sha256,
+    score_file,
+)
 
 
 @click.group()

@@ -10,7 +10,7 @@ from types import FrameType
 
 import click
 
-from sitbench.candidates._local_server import LocalServer, ServerEvent
+from sitbench.candidates import LocalServer, ServerEvent
 from sitbench.errors import InputError
 
 _MiB = 2**20

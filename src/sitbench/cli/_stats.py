@@ -20,16 +20,16 @@ from sitbench._options import (
     Bounded,
 )
 from sitbench.errors import InputError
-from sitbench.stats._analyze import (
+from sitbench.stats import (
     DEFAULT_SEED,
+    EXPERIMENTS,
     AnalysisReport,
     ContrastResult,
     analyze_runs,
+    bootstrap_mean,
+    holm,
+    sign_flip_test,
 )
-from sitbench.stats._bootstrap import bootstrap_mean
-from sitbench.stats._experiments import EXPERIMENTS
-from sitbench.stats._holm import holm
-from sitbench.stats._signflip import sign_flip_test
 
 
 def _parse_floats(option: str, text: str) -> list[float]:
@@ -351,7 +351,7 @@ def tokens(dataset: Path, lengths: str, budget: int, as_json: bool) -> None:
     Examples:
       sitbench stats tokens data/e6 --lengths 50,100,250,500
     """
-    from sitbench.stats._e6 import e6_token_scaling
+    from sitbench.stats import e6_token_scaling
     from sitbench.stores import load_visible
 
     values = _parse_floats("--lengths", lengths)

@@ -18,6 +18,7 @@ from sitbench.configs._budget import (
 from sitbench.configs._builders import (
     BuildContext,
     PromptBuild,
+    Retriever,
     build_prompt,
     clearance_at,
     mediation,
@@ -81,6 +82,7 @@ __all__ = [
     "Hit",
     "MiniLMEmbedder",
     "PromptBuild",
+    "Retriever",
     "RetrievalDoc",
     "RetrieverManifest",
     "build_prompt",

@@ -120,8 +120,7 @@ def _estimates_table(result: VerifierResult) -> str:
 
 def audit_section(result: VerifierResult | AgreementResult) -> str:
     """The section's HTML."""
-    from sitbench.audit import VerifierResult
-    from sitbench.audit._models import PHASE_LABELS
+    from sitbench.audit import PHASE_LABELS, VerifierResult
 
     banners = [f"<span class='banner'>{esc(PHASE_LABELS[result.phase])}</span>"]
     if result.synthetic:

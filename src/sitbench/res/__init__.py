@@ -20,6 +20,7 @@ from sitbench.res._results import ResultRow, read_results
 from sitbench.res._runner import (
     DEFAULT_MODELS,
     EXECUTION_SEED,
+    RESULTS_FILE,
     Cell,
     execution_plan,
     run_battery,
@@ -54,6 +55,7 @@ __all__ = [
     "DEFAULT_MODELS",
     "EXECUTION_SEED",
     "RECORD_OWNER",
+    "RESULTS_FILE",
     "SYSTEM_PROMPT",
     "CategoryScore",
     "Cell",

@@ -9,8 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from sitbench._version import __version__
 from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
-from sitbench.schema import Category, Observation, Verdict
-from sitbench.schema._dataset import Suite
+from sitbench.schema import Category, Observation, Suite, Verdict
 
 ConfigId = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "G_budget", "agent"]
 """A configuration: A–I, ``G_budget`` (budgeted G of the E6 token-scaling contrast), or ``agent`` (a run

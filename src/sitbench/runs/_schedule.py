@@ -21,11 +21,12 @@ from sitbench.configs import (
     BUDGETED_G,
     SESSION_RESET_POLICY,
     BuildContext,
+    PromptBuild,
+    Retriever,
     build_budgeted_prompt,
     build_prompt,
     count_prompt_tokens,
 )
-from sitbench.configs._builders import PromptBuild, Retriever
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, LoadedDataset
 from sitbench.runs._oracle import oracle_selection

@@ -26,6 +26,7 @@ from sitbench.integrations.inspect_ai._context import (
     current_view,
     sample_id,
 )
+from sitbench.integrations.inspect_ai._import import import_inspect_log
 from sitbench.integrations.inspect_ai._metrics import (
     category_validity,
     laa,
@@ -54,6 +55,7 @@ __all__ = [
     "SitbenchMockAPI",
     "category_validity",
     "current_view",
+    "import_inspect_log",
     "laa",
     "leak_rates",
     "macro_sit",

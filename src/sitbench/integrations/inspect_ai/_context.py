@@ -100,7 +100,7 @@ def resolve_dataset(dataset: str | os.PathLike[str] | None, suite: str | None, s
     if suite == "pilot":
         content = pilot_content()
     else:
-        from sitbench.data._generator import generate_content
+        from sitbench.data import generate_content
 
         content = generate_content(suite, seed)
     root.parent.mkdir(parents=True, exist_ok=True)

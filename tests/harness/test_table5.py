@@ -25,6 +25,18 @@ def runs(pilot: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dic
 
 
 def test_collapse_under_b_respects_the_profile_collision_bound(runs: dict[str, dict]) -> None:
+    """Collapse under B: LAA = IC_wrong = 5/24 ≈ 0.208 here, where the seed's Table 5 reports 0.30 for both.
+
+    The ten theorem-qualified probes of this pilot form five mirrored pairs with identical query text (PR-01/02,
+    PR-03/04, PR-05/06, PR-07/08, PR-09/10) and the collapse mock answers both members with the same text.
+    Two of those texts match one member's contract (PR-02 and PR-07 correct, their partners PR-01 and PR-08
+    wrong identity); the other three fail both contracts (IC_none). Pair-balanced over lineages with 3, 3,
+    2 and 2 such probes, every possible LAA is a multiple of 1/24, and 0.30 = 7.2/24 is not one; the trial
+    share would be 2/10 = 0.20, and 0.30 would need a third mirrored pair resolved. The seed's fixture
+    content and its collapse policy are not in the seed's text (its LAA equations are lost), so its 0.30
+    cannot be reproduced; what carries over, and is asserted, is the bound (≤ 0.5) and the mirror
+    LAA = IC_wrong that any profile-only policy on identical queries shows.
+    """
     b = runs["collapse"]["B"]
     assert b.LAA is not None and b.LAA <= 0.5
     # Hand count: pair 1 correct only on Mara B's Kyoto probe (1 of 3 for one member, 0 for the other),

@@ -24,7 +24,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from sitbench.data import generate_content, write_dataset
-    from sitbench.lineage import CHECKS, load_dataset
+    from sitbench.lineage import CHECKS
+    from sitbench.stores import load_dataset
 
     root = Path(tempfile.mkdtemp(prefix="sitbench-bench-")) / args.suite
     t0 = time.perf_counter()

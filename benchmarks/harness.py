@@ -49,8 +49,8 @@ def main() -> None:
     from sitbench.cli._runs import execute_run
     from sitbench.configs import ChronicleRetriever, MiniLMEmbedder
     from sitbench.data import pilot_content, write_dataset
-    from sitbench.lineage import load_dataset
     from sitbench.runs import Runner, RunOptions, score_trials
+    from sitbench.stores import load_dataset
 
     pilot = work / "pilot"
     write_dataset(pilot_content(), pilot)

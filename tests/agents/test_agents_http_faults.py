@@ -17,13 +17,10 @@ from typing import Any, ClassVar
 import pytest
 from agents_support import load_example
 
-from sitbench.lineage import (
-    CONTRACT_FIELD_TOKENS,
-    isolation_tokens,
-    load_dataset,
-)
+from sitbench.lineage import CONTRACT_FIELD_TOKENS, isolation_tokens
 from sitbench.runs import RunStore, run_agent
 from sitbench.schema import Act
+from sitbench.stores import load_dataset
 
 
 class _FaultyHandler(BaseHTTPRequestHandler):

@@ -15,13 +15,10 @@ from agents_support import EXAMPLES, load_example
 
 from sitbench.agents import AgentSubject, AgentTurn
 from sitbench.cli import main
-from sitbench.lineage import (
-    CONTRACT_FIELD_TOKENS,
-    isolation_tokens,
-    load_dataset,
-)
+from sitbench.lineage import CONTRACT_FIELD_TOKENS, isolation_tokens
 from sitbench.runs import RunStore, run_agent
 from sitbench.schema import Act
+from sitbench.stores import load_dataset
 
 KEYWORD = f"{EXAMPLES / 'keyword_agent.py'}:make"
 

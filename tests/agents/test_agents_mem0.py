@@ -13,8 +13,8 @@ from agents_support import EXAMPLES
 
 from sitbench.agents import load_agent
 from sitbench.cli import main
-from sitbench.lineage import load_dataset
 from sitbench.runs import RunStore, agent_subject, agent_turn
+from sitbench.stores import load_dataset
 
 # Not imported here: the adapter sets mem0's environment (no telemetry, a private MEM0_DIR) before mem0 loads.
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("mem0") is None,

@@ -10,8 +10,8 @@ import pytest
 
 from sitbench.agents import AgentSubject
 from sitbench.cli import main
-from sitbench.lineage import load_dataset
 from sitbench.runs import RunStore, agent_subject, agent_turn
+from sitbench.stores import load_dataset
 
 
 def _verdicts(run: Path) -> dict[str, bool]:

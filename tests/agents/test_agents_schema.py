@@ -11,8 +11,8 @@ import jsonschema
 
 from sitbench.agents import IngestRequest, RespondRequest
 from sitbench.cli import main
-from sitbench.lineage import load_dataset
 from sitbench.runs import agent_subject, agent_turn
+from sitbench.stores import load_dataset
 
 
 def test_bodies_sent_and_answered_validate_against_the_exported_schemas(pilot: Path, tmp_path: Path,

@@ -9,8 +9,9 @@ from pathlib import Path
 from sitbench.audit import load_sample, render_sheet, sheet_data
 from sitbench.audit._sheet import _SCRIPT, DATA_KEYS, ITEM_KEYS, PROP_KEYS
 from sitbench.cli import main
-from sitbench.lineage import CONTRACT_FIELD_TOKENS, load_dataset
+from sitbench.lineage import CONTRACT_FIELD_TOKENS
 from sitbench.render import content_security_policy
+from sitbench.stores import load_dataset
 
 
 def _data_block(page: str) -> dict:

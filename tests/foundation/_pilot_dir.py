@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from sitbench.data import refresh_manifest
-from sitbench.lineage import CheckRow, load_dataset, run_checks
+from sitbench.lineage import CheckRow, run_checks
+from sitbench.stores import load_dataset
 
 Edit = Callable[[Any], Any]
 

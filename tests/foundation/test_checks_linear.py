@@ -14,8 +14,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitbench.lineage import load_dataset, run_checks
+from sitbench.lineage import run_checks
 from sitbench.lineage._checks import TokenSet, _first_token_in_json
+from sitbench.stores import load_dataset
 
 from ._pilot_dir import PilotDir
 

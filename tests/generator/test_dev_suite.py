@@ -6,8 +6,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from sitbench.lineage import load_dataset, profile_at, run_checks, serialize_profile
+from sitbench.lineage import profile_at, run_checks, serialize_profile
 from sitbench.schema import Category
+from sitbench.stores import load_dataset
 
 PER_LINEAGE = {"A": 30, "B": 30, "C": 25, "D": 25, "E": 25, "F": 25, "G": 20, "H": 20}
 

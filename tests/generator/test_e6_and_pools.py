@@ -11,7 +11,8 @@ import pytest
 from sitbench.data import generate_content, write_dataset
 from sitbench.data._generator import _realize as R
 from sitbench.data._generator import _vocab as V
-from sitbench.lineage import load_dataset, run_checks
+from sitbench.lineage import run_checks
+from sitbench.stores import load_dataset
 
 
 @pytest.fixture(scope="module")

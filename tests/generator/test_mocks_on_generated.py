@@ -12,8 +12,9 @@ import pytest
 
 from sitbench.cli._runs import execute_run, score_run
 from sitbench.data import generate_content, write_dataset
-from sitbench.lineage import load_dataset, run_checks
+from sitbench.lineage import run_checks
 from sitbench.metrics import compute_metrics, load_scores
+from sitbench.stores import load_dataset
 
 
 def per_pair_laa(run: Path) -> dict[str, float]:

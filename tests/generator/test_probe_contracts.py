@@ -18,8 +18,9 @@ import pytest
 from sitbench.data._generator import _forms
 from sitbench.data._generator import _probes as P
 from sitbench.data._generator import _vocab as V
-from sitbench.lineage import LoadedDataset, Tense, city_mentions, load_dataset
+from sitbench.lineage import Tense, city_mentions
 from sitbench.schema import Act, CapabilityMode, Category, ClaimProvenance, Lineage, Predicate, Probe, Query
+from sitbench.stores import LoadedDataset, load_dataset
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import pytest
 from sitbench.data._generator import _forms
 from sitbench.data._generator import _realize as R
 from sitbench.data._generator import _vocab as V
-from sitbench.lineage import load_dataset
 from sitbench.schema import Envelope, Predicate, Registry
+from sitbench.stores import load_dataset
 from sitbench.verify import Vocabulary, extract, extraction_universe
 
 

@@ -14,7 +14,7 @@ import pytest
 from sitbench.data._generator import _events as EV
 from sitbench.data._generator import _vocab as V
 from sitbench.data._generator._text import article_errors, indefinite_article, with_article
-from sitbench.lineage import load_dataset
+from sitbench.stores import load_dataset
 
 
 @pytest.mark.parametrize(("phrase", "article"), [

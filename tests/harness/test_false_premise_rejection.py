@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sitbench.candidates import get_candidate
-from sitbench.lineage import LoadedDataset, load_dataset
 from sitbench.runs import Runner, RunOptions
+from sitbench.stores import LoadedDataset, load_dataset
 from sitbench.verify import Judge
 
 # (probe, false-premise proposition): PR-01 Kyoto, PR-08 Lisbon (B); PR-21 Lisbon, PR-22 Paris (G).

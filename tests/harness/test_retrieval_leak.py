@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sitbench.configs import BuildContext, ChronicleRetriever, build_prompt
-from sitbench.lineage import LoadedDataset, load_dataset
 from sitbench.schema import Category
+from sitbench.stores import LoadedDataset, load_dataset
 
 ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 

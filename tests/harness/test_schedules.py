@@ -12,9 +12,9 @@ import pytest
 
 from sitbench.candidates import CandidateRequest, CandidateResponse
 from sitbench.configs import SESSION_RESET_POLICY
-from sitbench.lineage import LoadedDataset
 from sitbench.runs import Runner, RunOptions, TrialRecord
 from sitbench.schema import Category, envelope_for
+from sitbench.stores import LoadedDataset
 
 ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 QUOTED = re.compile(r"'([A-Z][a-z]+)'")

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitbench.candidates import CandidateRequest, CandidateResponse, candidate, get_candidate
-from sitbench.lineage import LoadedDataset
 from sitbench.metrics import compute_metrics
 from sitbench.runs import Runner, RunOptions, TrialRecord, score_trials
+from sitbench.stores import LoadedDataset
 
 # Answers that are valid for one member of a pilot pair and invalid for the other.
 SIDED_ANSWERS = [

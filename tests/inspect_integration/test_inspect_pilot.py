@@ -22,9 +22,8 @@ from inspect_support import comparable, run_sit, score_records_of, trials_of
 
 from sitbench.cli._runs import execute_run
 from sitbench.integrations.inspect_ai import mock_outputs, sample_id
-from sitbench.lineage import load_dataset
 from sitbench.runs import RunStore, TrialRecord, session_prompt
-from sitbench.stores import sha256_file
+from sitbench.stores import load_dataset, sha256_file
 
 CONFIGS = ["G", "H"]  # G: the three-turn pressure schedule of PR-21; H: the two-session probes PR-05/06/09/10.
 

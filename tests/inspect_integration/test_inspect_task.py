@@ -106,7 +106,7 @@ def test_task_parameters(pilot: Path) -> None:
 
 def test_a_generated_suite_and_seed() -> None:
     from sitbench.integrations.inspect_ai._context import resolve_dataset
-    from sitbench.lineage import load_dataset
+    from sitbench.stores import load_dataset
 
     root = resolve_dataset(None, "dev", 1)
     manifest = load_dataset(root).manifest

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from sitbench.candidates import Message
 from sitbench.configs import WordPieceCounter, _budget
-from sitbench.lineage import IsolationAudit, IsolationError, load_dataset
+from sitbench.lineage import IsolationAudit, IsolationError
+from sitbench.stores import load_dataset
 
 # Spaces and line breaks of every kind, controls BERT deletes (U+001C is whitespace to Python),
 # accents and combining marks, CJK, emoji, punctuation and words the tokenizer splits.

@@ -10,8 +10,8 @@ import pytest
 
 from sitbench.cli import main
 from sitbench.errors import InputError
-from sitbench.lineage import load_dataset
 from sitbench.runs import RunManifest, merge_runs, trial_ids
+from sitbench.stores import load_dataset
 
 
 def _run(pilot: Path, out: Path, *extra: str) -> Path:

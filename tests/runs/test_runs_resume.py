@@ -109,7 +109,7 @@ def test_kill_9_twice_then_resume_matches_an_uninterrupted_run(pilot: Path, tmp_
     assert manifest.counts["completed"] == ALL
 
     # Canonical order and identical content, latencies aside.
-    from sitbench.lineage import load_dataset
+    from sitbench.stores import load_dataset
 
     assert ids == [f"{c}:{p}" for c, p in trial_ids(load_dataset(pilot), list("ABCDEFGHI"), None)]
     assert _comparable(responses) == _comparable(clean / "responses.jsonl")

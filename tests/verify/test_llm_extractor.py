@@ -18,8 +18,9 @@ from fake_candidate import FakeCandidate
 
 from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message, request_key
 from sitbench.errors import InputError
-from sitbench.lineage import IsolationAudit, IsolationError, load_dataset
+from sitbench.lineage import IsolationAudit, IsolationError
 from sitbench.schema import Act, ClaimProvenance, ConfidenceLevel, Envelope, UncertaintyLevel
+from sitbench.stores import load_dataset
 from sitbench.verify import Extractor, Judge, get_extractor, load_judge, stamp
 from sitbench.verify._llm import (
     API_KEY_ENV_ENV,

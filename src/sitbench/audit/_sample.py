@@ -208,11 +208,11 @@ def load_population(runs: Sequence[Path], dataset: Path | None = None) -> tuple[
         InputError: a run is missing or unscored, its dataset is not the one it was made with, the
             runs were scored by different extractors, or their registries disagree on an id.
     """
-    from sitbench.lineage import load_dataset
     from sitbench.runs import MANIFEST_FILE as MANIFEST
     from sitbench.runs import RESPONSES_FILE as RESPONSES
     from sitbench.runs import SCORES_FILE as SCORES
     from sitbench.runs import RunStore, run_dataset_dir, verify_run_dataset
+    from sitbench.stores import load_dataset
     from sitbench.verify import Judge
 
     units: list[Unit] = []

@@ -204,8 +204,8 @@ def estimate(rows: Sequence[Row], metric: str, draws: np.ndarray, seed: int, ci:
 
 def _judges(sample: AuditSample, dataset: Path | None):  # noqa: ANN202
     """Run name → Judge over the dataset the run was made with."""
-    from sitbench.lineage import load_dataset
     from sitbench.runs import RunManifest, run_dataset_dir, verify_run_dataset
+    from sitbench.stores import load_dataset
     from sitbench.verify import Judge
 
     loaded: dict[str, Judge] = {}

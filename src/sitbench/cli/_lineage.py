@@ -42,7 +42,8 @@ def validate(ctx: click.Context, dataset: Path, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from sitbench.lineage import dataset_counts, load_dataset, run_checks
+    from sitbench.lineage import dataset_counts, run_checks
+    from sitbench.stores import load_dataset
 
     ds = load_dataset(dataset)
     rows = run_checks(ds)

@@ -76,8 +76,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 
     ``dataset`` is the dataset directory when it moved since the run (the manifest's path by default);
     it must be the same dataset, byte for byte."""
-    from sitbench.lineage import load_dataset
     from sitbench.runs import RunStore, run_dataset_dir, score_trials, verify_run_dataset
+    from sitbench.stores import load_dataset
     from sitbench.verify import get_extractor, verifier_label
 
     extractor = get_extractor(extractor_spec)

@@ -18,7 +18,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -45,11 +44,9 @@ from sitbench.schema import (
     Act,
     Category,
     Contract,
-    DatasetManifest,
     Event,
     EventKind,
     Lineage,
-    Pair,
     Predicate,
     Probe,
     Proposition,
@@ -62,21 +59,9 @@ from sitbench.stores import (
     PROBES,
     QUERIES,
     SUBJECTS_DIR,
-    HiddenStore,
-    VisibleStore,
+    LoadedDataset,
     sha256_file,
 )
-
-
-@dataclass(frozen=True)
-class LoadedDataset:
-    """The three stores and the manifest of one dataset directory."""
-
-    root: Path
-    visible: VisibleStore
-    hidden: HiddenStore
-    pairs: dict[str, Pair]
-    manifest: DatasetManifest | None
 
 
 class CheckRow(BaseModel):
@@ -1017,17 +1002,6 @@ def inv19_articles(ds: LoadedDataset) -> tuple[list[str], str]:
 
 
 # ---------------------------------------------------------------- driver
-
-
-def load_dataset(root: Path) -> LoadedDataset:
-    """Load all three stores and the manifest; raises InputError on unreadable input."""
-    from sitbench.stores import load_hidden, load_model, load_pairs, load_visible
-
-    visible = load_visible(root)
-    hidden = load_hidden(root)
-    pairs = load_pairs(root)
-    manifest = load_model(root / MANIFEST, DatasetManifest, MANIFEST) if (root / MANIFEST).exists() else None
-    return LoadedDataset(root=root, visible=visible, hidden=hidden, pairs=pairs, manifest=manifest)
 
 
 def run_checks(ds: LoadedDataset) -> list[CheckRow]:

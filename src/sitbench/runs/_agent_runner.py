@@ -40,11 +40,12 @@ from sitbench.agents import (
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message, ResponseCache
 from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
 from sitbench.errors import InputError
-from sitbench.lineage import IsolationAudit, load_dataset, run_checks
+from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
 from sitbench.runs._runner import Runner, RunOptions, _git_commit, dataset_fields
 from sitbench.runs._store import RunStore
 from sitbench.schema import Query, SubjectEvidence, envelope_for
+from sitbench.stores import load_dataset
 
 #: The one configuration label of an agent run.
 AGENT_CONFIG = "agent"

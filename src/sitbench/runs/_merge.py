@@ -58,8 +58,8 @@ def _content(record: TrialRecord) -> str:
 
 
 def _expected(first: RunManifest) -> list[str] | None:
-    from sitbench.lineage import load_dataset
     from sitbench.runs._runner import trial_ids
+    from sitbench.stores import load_dataset
 
     path = Path(str(first.dataset.get("path", "")))
     if not path.is_dir():

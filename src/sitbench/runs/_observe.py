@@ -15,12 +15,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
-from sitbench.lineage import load_dataset
 from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._scoring import check_trials_in_dataset
 from sitbench.runs._store import RunStore
 from sitbench.schema import Observation
-from sitbench.stores import iter_jsonl, write_jsonl
+from sitbench.stores import iter_jsonl, load_dataset, write_jsonl
 from sitbench.verify import (
     AgreementReport,
     Judge,

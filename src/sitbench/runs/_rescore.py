@@ -13,11 +13,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
-from sitbench.lineage import load_dataset
 from sitbench.runs._records import RunManifest, ScoreRecord
 from sitbench.runs._scoring import score_trials
 from sitbench.runs._store import RESPONSES, SCORES, RunStore
-from sitbench.stores import iter_jsonl
+from sitbench.stores import iter_jsonl, load_dataset
 
 
 class RescoreReport(BaseModel):

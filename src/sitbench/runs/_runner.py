@@ -21,7 +21,6 @@ from sitbench.candidates import (
     DecodingConfig,
     ResponseCache,
     bypasses_cache,
-    default_cache_dir,
 )
 from sitbench.configs import (
     BUDGETED_G,
@@ -32,11 +31,11 @@ from sitbench.configs import (
     templates_sha256,
 )
 from sitbench.errors import InputError
-from sitbench.lineage import IsolationAudit, LoadedDataset, load_dataset, run_checks
+from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._records import RunManifest, TrialRecord
 from sitbench.runs._schedule import run_trial
 from sitbench.runs._store import RunStore
-from sitbench.stores import MANIFEST, sha256_file, write_jsonl
+from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file, write_jsonl
 
 
 @dataclass

@@ -28,10 +28,11 @@ from sitbench.configs import (
     count_prompt_tokens,
 )
 from sitbench.errors import InputError
-from sitbench.lineage import IsolationAudit, LoadedDataset
+from sitbench.lineage import IsolationAudit
 from sitbench.runs._oracle import oracle_selection
 from sitbench.runs._records import TrialRecord, TurnRecord
 from sitbench.schema import envelope_for
+from sitbench.stores import LoadedDataset
 
 _PERFECT_HANDLED = ("D", "E", "F", "G", "H", BUDGETED_G)
 

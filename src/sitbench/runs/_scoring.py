@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sitbench.errors import InputError
-from sitbench.lineage import LoadedDataset, situated_state
+from sitbench.lineage import situated_state
 from sitbench.runs._records import ScoreRecord, TrialRecord
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
@@ -13,6 +13,7 @@ from sitbench.schema import (
     Probe,
     Registry,
 )
+from sitbench.stores import LoadedDataset
 from sitbench.verify import Extractor, Judge
 
 

@@ -4,6 +4,7 @@ Only :func:`load_visible` may feed a prompt builder; :func:`load_hidden` feeds t
 scorer; :func:`load_pairs` feeds collision certification and pair-balanced metrics.
 """
 
+from sitbench.stores._dataset import LoadedDataset, load_dataset
 from sitbench.stores._io import (
     decode_utf8,
     describe_os_error,
@@ -54,6 +55,7 @@ __all__ = [
     "SUBJECTS_DIR",
     "VISIBLE_DIR",
     "HiddenStore",
+    "LoadedDataset",
     "VisibleStore",
     "decode_utf8",
     "describe_os_error",
@@ -62,6 +64,7 @@ __all__ = [
     "iter_jsonl",
     "iter_jsonl_bytes",
     "jsonl_line_error",
+    "load_dataset",
     "load_hidden",
     "load_model",
     "load_pairs",

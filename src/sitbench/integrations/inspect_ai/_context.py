@@ -18,7 +18,8 @@ from typing import Any
 
 from sitbench.configs import ChronicleRetriever
 from sitbench.errors import InputError
-from sitbench.lineage import IsolationAudit, LoadedDataset, load_dataset, run_checks
+from sitbench.lineage import IsolationAudit, run_checks
+from sitbench.stores import LoadedDataset, load_dataset
 from sitbench.verify import Judge, get_extractor
 
 TRIAL_STORE_KEY = "sitbench_trial"

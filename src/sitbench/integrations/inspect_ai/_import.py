@@ -22,7 +22,6 @@ from sitbench.integrations.inspect_ai._context import (
     SAMPLE_METADATA_KEY,
     TRIAL_STORE_KEY,
 )
-from sitbench.lineage import load_dataset
 from sitbench.runs import (
     RunManifest,
     RunStore,
@@ -32,7 +31,7 @@ from sitbench.runs import (
     trial_ids,
     verify_run_dataset,
 )
-from sitbench.stores import write_jsonl
+from sitbench.stores import load_dataset, write_jsonl
 
 
 @dataclass(frozen=True)

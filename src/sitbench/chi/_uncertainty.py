@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sitbench.chi._common import MEMORY_FACTORS, baseline_weights, check_weights
 from sitbench.errors import InputError
+from sitbench.stats import resample_index_matrix, resample_means, resample_replicates
 
 T = TypeVar("T")
 
@@ -82,25 +83,12 @@ def check_resampling(n_clusters: int, n_resamples: int, level: float) -> None:
 def bootstrap_indices(n_clusters: int, n_resamples: int, seed: int) -> np.ndarray:
     """Cluster indices of each resample, shape ``(n_resamples, n_clusters)``.
 
-    Deterministic in ``seed`` (numpy ``default_rng``). Using one index matrix
-    for every statistic of a report keeps their joint dependence.
+    The package's one cluster resampling (:func:`sitbench.stats.resample_index_matrix`),
+    drawn in a single call as this kit always has. Deterministic in ``seed`` (numpy
+    ``default_rng``). Using one index matrix for every statistic of a report keeps their
+    joint dependence.
     """
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
-
-
-def resample_means(data: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Equal-weight cluster means of every resample, shape ``(n_resamples, *data.shape[1:])``.
-
-    Computed as (draw counts) @ data, which never materializes the resampled
-    array. A NaN in any cluster makes that cell NaN in every resample, matching
-    the strict missingness of the point estimate.
-    """
-    n_res, n = indices.shape
-    flat = (indices + n * np.arange(n_res)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=n_res * n).reshape(n_res, n).astype(float)
-    out = counts @ np.asarray(data, dtype=float).reshape(n, -1) / n
-    return out.reshape((n_res, *np.shape(data)[1:]))
+    return resample_index_matrix(n_clusters, n_resamples, seed, block_elements=None)
 
 
 def percentile_interval(
@@ -154,8 +142,13 @@ def cluster_bootstrap(
     estimate = statistic(items) if items else None
     if len(items) < 2:
         return percentile_interval(estimate, np.array([]), len(items), seed, level)
-    idx = bootstrap_indices(len(items), n_resamples, seed)
-    reps = np.array([_nan(statistic([items[j] for j in row])) for row in idx])
+    reps = resample_replicates(
+        len(items),
+        lambda row: _nan(statistic([items[j] for j in row])),
+        n_resamples=n_resamples,
+        seed=seed,
+        block_elements=None,
+    )
     return percentile_interval(estimate, reps, len(items), seed, level)
 
 

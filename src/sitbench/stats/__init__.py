@@ -28,7 +28,10 @@ from sitbench.stats._bootstrap import (
     ResampledCluster,
     bootstrap_mean,
     cluster_bootstrap,
+    resample_index_matrix,
     resample_indices,
+    resample_means,
+    resample_replicates,
 )
 from sitbench.stats._e6 import (
     DEFAULT_LENGTHS,
@@ -84,7 +87,10 @@ __all__ = [
     "load_score_rows",
     "pair_balanced",
     "pair_differences",
+    "resample_index_matrix",
     "resample_indices",
+    "resample_means",
+    "resample_replicates",
     "sign_flip_test",
     "truncate_history",
 ]

@@ -1,4 +1,12 @@
-"""Cluster (pair-id) bootstrap with percentile intervals."""
+"""Cluster bootstrap: the one resampling of whole clusters, and percentile intervals.
+
+Every cluster bootstrap of the package (the confirmatory pair-id bootstrap here and the
+CHI/CHIS whole-trajectory bootstrap in ``sitbench.chi``) draws its resamples through
+:func:`resample_indices`, :func:`resample_index_matrix`, :func:`resample_replicates` and
+:func:`resample_means`, so the same ``(n_clusters, n_resamples, seed)`` gives the same
+resamples everywhere. What differs between callers is the summary of the replicates
+(this module's :class:`BootstrapResult`; CHI's intervals with undefined replicates).
+"""
 
 from __future__ import annotations
 
@@ -76,19 +84,113 @@ def _check_options(n_resamples: int, ci: float, seed: int) -> None:
         raise InputError(f"seed: {seed!r} must be a non-negative integer")
 
 
-def resample_indices(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+def resample_indices(
+    n_clusters: int,
+    n_resamples: int,
+    seed: int,
+    *,
+    block_elements: int | None = _BLOCK_ELEMENTS,
+) -> Iterator[np.ndarray]:
     """Yield blocks of rows of the ``(n_resamples × n_clusters)`` resampling index matrix.
 
     Row r lists, slot by slot, which cluster index fills that slot in resample r; the
     blocks concatenated are the same for a given ``(n_clusters, n_resamples, seed)``.
+
+    Args:
+        n_clusters: number of clusters drawn from (and drawn per resample); at least 1.
+        n_resamples: number of resamples (rows).
+        seed: seed of ``numpy.random.default_rng``.
+        block_elements: at most this many indices are drawn per block (bounds memory);
+            ``None`` draws the whole matrix in one call. Both give the same matrix with
+            numpy's default generator, whose 32-bit buffer carries across calls; a test
+            pins that.
+
+    Yields:
+        Integer arrays of shape ``(rows, n_clusters)``, in resample order.
     """
     rng = np.random.default_rng(seed)
-    block = max(1, _BLOCK_ELEMENTS // n_clusters)
+    block = n_resamples if block_elements is None else max(1, block_elements // n_clusters)
     remaining = n_resamples
     while remaining > 0:
         rows = min(block, remaining)
         yield rng.integers(0, n_clusters, size=(rows, n_clusters))
         remaining -= rows
+
+
+def resample_index_matrix(
+    n_clusters: int,
+    n_resamples: int,
+    seed: int,
+    *,
+    block_elements: int | None = None,
+) -> np.ndarray:
+    """The whole ``(n_resamples × n_clusters)`` resampling index matrix at once.
+
+    The concatenation of :func:`resample_indices`. Using one matrix for every statistic
+    of a report keeps their joint dependence.
+
+    Args:
+        n_clusters: number of clusters; at least 1.
+        n_resamples: number of resamples (rows).
+        seed: seed of ``numpy.random.default_rng``.
+        block_elements: as in :func:`resample_indices` (default: one draw).
+
+    Returns:
+        Integer array of shape ``(n_resamples, n_clusters)``.
+    """
+    blocks = list(resample_indices(n_clusters, n_resamples, seed, block_elements=block_elements))
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+
+
+def resample_replicates(
+    n_clusters: int,
+    statistic: Callable[[list[int]], float],
+    *,
+    n_resamples: int,
+    seed: int,
+    block_elements: int | None = _BLOCK_ELEMENTS,
+) -> np.ndarray:
+    """A statistic recomputed on every resample of whole clusters.
+
+    Args:
+        n_clusters: number of clusters; at least 1.
+        statistic: receives the drawn cluster indices of one resample, slot by slot,
+            and returns its value (NaN allowed; the caller decides what it means).
+        n_resamples: number of resamples.
+        seed: seed of ``numpy.random.default_rng``.
+        block_elements: as in :func:`resample_indices`.
+
+    Returns:
+        Float array of the ``n_resamples`` replicates, in resample order.
+    """
+    out = np.empty(n_resamples)
+    r = 0
+    for block in resample_indices(n_clusters, n_resamples, seed, block_elements=block_elements):
+        for row in block.tolist():
+            out[r] = statistic(row)
+            r += 1
+    return out
+
+
+def resample_means(data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Equal-weight cluster means of every resample, shape ``(n_resamples, *data.shape[1:])``.
+
+    Computed as (draw counts) @ data, which never materialises the resampled array. A NaN
+    in any cluster makes that cell NaN in every resample, matching the strict
+    missingness of the point estimate.
+
+    Args:
+        data: one row per cluster, shape ``(n_clusters, ...)``.
+        indices: the resampling index matrix (:func:`resample_index_matrix`).
+
+    Returns:
+        The resample means.
+    """
+    n_res, n = indices.shape
+    flat = (indices + n * np.arange(n_res)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=n_res * n).reshape(n_res, n).astype(float)
+    out: np.ndarray = counts @ np.asarray(data, dtype=float).reshape(n, -1) / n
+    return out.reshape((n_res, *np.shape(data)[1:]))
 
 
 def _summarise(estimate: float, stats: np.ndarray, *, ci: float, seed: int, n_clusters: int) -> BootstrapResult:
@@ -155,13 +257,16 @@ def cluster_bootstrap(
     payloads = list(values_by_cluster.values())
     original = [ResampledCluster(cid, cid, payload) for cid, payload in zip(ids, payloads, strict=True)]
     estimate = _finite(statistic(original), where="the original clusters")
-    stats = np.empty(n_resamples)
-    r = 0
-    for block in resample_indices(len(ids), n_resamples, seed):
-        for row in block.tolist():
-            drawn = [ResampledCluster(f"{ids[i]}@{slot}", ids[i], payloads[i]) for slot, i in enumerate(row)]
-            stats[r] = _finite(statistic(drawn), where=f"resample {r}")
-            r += 1
+    done = 0
+
+    def on_resample(row: list[int]) -> float:
+        nonlocal done
+        drawn = [ResampledCluster(f"{ids[i]}@{slot}", ids[i], payloads[i]) for slot, i in enumerate(row)]
+        value = _finite(statistic(drawn), where=f"resample {done}")
+        done += 1
+        return value
+
+    stats = resample_replicates(len(ids), on_resample, n_resamples=n_resamples, seed=seed)
     return _summarise(estimate, stats, ci=ci, seed=seed, n_clusters=len(ids))
 
 

@@ -439,7 +439,7 @@ def build_budgeted_prompt(
     items = _state_items(subject, query, turn_index, context)
     projection_ms = (time.perf_counter() - started) * 1000
     # The trimmed subject holds only admissible items, so G needs no harness selection.
-    plain = BuildContext(retriever=None, selected=None, k=context.k, history=list(context.history))
+    plain = BuildContext(retriever=None, selected=None, k=context.k)
 
     started = time.perf_counter()
     cache: dict[int, tuple[PromptBuild, int]] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sitbench.candidates import Message
@@ -128,8 +128,6 @@ class BuildContext:
     """Record indexes chosen by the harness for I, or for a perfect handler in D–H."""
     k: int = 5
     """Top-k for E/F."""
-    history: list[tuple[str, str]] = field(default_factory=list)
-    """(user envelope, assistant reply) pairs earlier in the same session."""
 
 
 def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index: int,
@@ -182,17 +180,8 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
         "mediation": _mediation_text(mediation_items or []),
     }
     first = TEMPLATES[config].format(**fields)
-    messages: list[Message] = []
-    if context.history:
-        messages.append(Message(role="user", content=TEMPLATES[config].format(
-            **(fields | {"envelope": context.history[0][0]}))))
-        messages.append(Message(role="assistant", content=context.history[0][1]))
-        for user, reply in context.history[1:]:
-            messages.append(Message(role="user", content=user))
-            messages.append(Message(role="assistant", content=reply))
-        messages.append(Message(role="user", content=envelope.render()))
-    else:
-        messages.append(Message(role="user", content=first))
+    # A session opens with this one message; later turns of the session are appended by the runner.
+    messages = [Message(role="user", content=first)]
 
     shows_profile = config != "A"
     shows_state = config in "DEFGHI"
@@ -212,6 +201,6 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
                          if a.t <= tau and (config in "GH" or any(r.t == a.t for r in records))]
         if shows_state else [],
         "mediation": mediation_items,
-        "history": [{"user": u, "assistant": a} for u, a in context.history],
+        "history": [],  # replies earlier in the session: none at its opening turn
     }
     return PromptBuild(messages=messages, view=view, evidence_ms=evidence_ms, evidence_count=len(records))

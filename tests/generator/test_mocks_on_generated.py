@@ -46,7 +46,7 @@ def test_dev_suite_collapse_and_oracle(dev_suite: Path, tmp_path: Path) -> None:
     oracle = _run(dev_suite, "mock/oracle", "I", tmp_path / "oracle")
     m = compute_metrics(load_scores(oracle))["I"]
     assert m.macro_sit == pytest.approx(1.0)
-    assert m.LAA == pytest.approx(1.0)
+    assert pytest.approx(1.0) == m.LAA
     assert (m.FMR, m.TL, m.UEL) == (0.0, 0.0, 0.0)
 
 

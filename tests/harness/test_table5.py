@@ -41,7 +41,7 @@ def test_collapse_under_b_respects_the_profile_collision_bound(runs: dict[str, d
     assert b.LAA is not None and b.LAA <= 0.5
     # Hand count: pair 1 correct only on Mara B's Kyoto probe (1 of 3 for one member, 0 for the other),
     # pair 2 only on Aoife A's Lisbon probe (1 of 2 and 0): LAA = (1/6 + 1/4) / 2 = 5/24.
-    assert b.LAA == pytest.approx(5 / 24)
+    assert pytest.approx(5 / 24) == b.LAA
     assert b.IC_wrong == pytest.approx(5 / 24)  # the mirror image: the partner's contract accepts the same text
     assert b.IC_none == pytest.approx(1 - 10 / 24)
     # Profile-only text is identical in every configuration, so nothing changes across A–I.
@@ -51,7 +51,7 @@ def test_collapse_under_b_respects_the_profile_collision_bound(runs: dict[str, d
 def test_oracle_under_i_is_perfect(runs: dict[str, dict]) -> None:
     i = runs["oracle"]["I"]
     assert i.macro_sit == pytest.approx(1.0)
-    assert i.LAA == pytest.approx(1.0)
+    assert pytest.approx(1.0) == i.LAA
     assert (i.FMR, i.TL, i.UEL) == (0.0, 0.0, 0.0)
 
 
@@ -59,7 +59,7 @@ def test_oracle_under_i_is_perfect(runs: dict[str, dict]) -> None:
 def test_perfect_handlers_score_one(runs: dict[str, dict], config: str) -> None:
     m = runs["perfect"][config]
     assert m.macro_sit == pytest.approx(1.0)
-    assert m.LAA == pytest.approx(1.0)
+    assert pytest.approx(1.0) == m.LAA
 
 
 def test_profile_only_configs_cannot_attribute(runs: dict[str, dict]) -> None:

@@ -169,7 +169,7 @@ def test_bound_is_attained_by_a_sided_profile_only_candidate(pilot: Path, tmp_pa
     metrics = compute_metrics(score_trials(ds, trials))
     for config in "BC":
         # Pair-balanced: each pair is 1/2 whichever way its members split the correct answers.
-        assert metrics[config].LAA == pytest.approx(0.5)
+        assert pytest.approx(0.5) == metrics[config].LAA
         assert metrics[config].IC_wrong == pytest.approx(0.5)
         assert metrics[config].IC_none == pytest.approx(0.0)
         assert metrics[config].laa_outcomes.correct == 5

@@ -133,7 +133,7 @@ def test_laa_and_ic_from_target_partner_outcomes() -> None:
     ]
     m = one(records)
     # Pair LAA: P1 (1/2 + 0)/2 = 1/4, P2 (1 + 1/3)/2 = 2/3 → 11/24.
-    assert m.LAA == pytest.approx(11 / 24)
+    assert pytest.approx(11 / 24) == m.LAA
     # Pair IC_wrong: P1 (0 + 1)/2 = 1/2, P2 (0 + 1/3)/2 = 1/6 → 1/3.
     assert m.IC_wrong == pytest.approx(1 / 3)
     # Pair IC_none: P1 (1/2 + 0)/2 = 1/4, P2 (0 + 1/3)/2 = 1/6 → 5/24.
@@ -159,7 +159,7 @@ def test_laa_leaves_out_a_pair_with_a_member_not_completed() -> None:
 
 def test_laa_counts_an_inv10_violation_as_both_and_not_correct() -> None:
     m = one([rec("L-1A", "A", True, partner=True), rec("L-1B", "A", True, partner=False)])
-    assert m.LAA == pytest.approx(0.5)
+    assert pytest.approx(0.5) == m.LAA
     assert m.IC_wrong == 0.0
     assert m.IC_none == 0.0
     assert m.laa_outcomes.both == 1
@@ -268,7 +268,7 @@ def test_properties_bounds_and_oracle(spec: list[tuple[str, str, bool | None, bo
         assert getattr(m, name) == (None if want is None else pytest.approx(want)), name
     # Here a completed theorem-qualified trial is `correct` exactly when its target verdict is valid.
     want_laa = _pair_balanced([(lin, valid) for lin, _, valid, tq in spec if tq], both_members=True)
-    assert m.LAA == (None if want_laa is None else pytest.approx(want_laa))
+    assert (None if want_laa is None else pytest.approx(want_laa)) == m.LAA
     if m.LAA is not None:
         assert m.LAA + m.IC_wrong + m.IC_none == pytest.approx(1.0)
     assert m.n_attempted == len(spec)

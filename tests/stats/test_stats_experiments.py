@@ -22,7 +22,7 @@ PLAN = {
 
 
 def test_registry_matches_plan() -> None:
-    assert CONFIRMATORY_FAMILY == tuple(PLAN)
+    assert tuple(PLAN) == CONFIRMATORY_FAMILY
     for experiment in EXPERIMENTS:
         assert (
             experiment.first_config,

@@ -52,8 +52,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'sitbench.agents' has no attribute {name!r}")
 
 __all__ = [
-    "AGENT_ENTRY_POINTS",
     "AGENTS",
+    "AGENT_ENTRY_POINTS",
     "AGENT_SCHEMAS",
     "REFERENCE_AGENTS",
     "Ack",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -478,7 +478,7 @@ def build_reference(sample: AuditSample, sample_path: Path, annotations: Reading
     return AuditReference(
         sample_id=sample.sample_id, sample_path=str(sample_path), sample_sha256=sha256_file(sample_path),
         phase=sample.phase, synthetic=synthetic, annotators=list(annotations), adjudicator=adjudicator,
-        created_at=created_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_at=created_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         items=items, adjudications=records, agreement=result.model_copy(update={"synthetic": synthetic}))
 
 

@@ -18,7 +18,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -372,7 +372,7 @@ def draw_sample(units: Sequence[Unit], sources: Sequence[SourceRun], props: Mapp
     }, sort_keys=True).encode()).hexdigest()
     return AuditSample(
         sample_id=f"audit-{digest[:12]}", phase=phase,
-        created_at=created_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_at=created_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         package_version=__version__, signal=signal, population=total, allocation=allocation, strata=strata,
         runs=list(sources), vocabulary=vocabulary, items=items)
 

@@ -153,7 +153,7 @@ class ResponseCache:
             self._db.close()
             raise InputError(f"{path}: not a sitbench response cache ({exc}); give --cache-path another file, "
                              "or delete this one if it is a damaged cache") from None
-        if not _COLUMNS <= columns:
+        if not columns >= _COLUMNS:
             self._db.close()
             raise InputError(f"{path}: an SQLite database but not a sitbench response cache (its 'responses' "
                              f"table lacks {', '.join(sorted(_COLUMNS - columns))}); give --cache-path another "

@@ -1171,7 +1171,7 @@ def generator_hash() -> str:
     import sys
 
     src = inspect.getsource(sys.modules[__name__])
-    return hashlib.sha256(f"{GENERATOR_VERSION}\n{src}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{GENERATOR_VERSION}\n{src}".encode()).hexdigest()
 
 
 def prompts_hash() -> str:

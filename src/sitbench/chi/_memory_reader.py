@@ -45,7 +45,7 @@ _RULE = re.compile(r"^RULE \| The (?P<attr>.+?) of members of group (?P<group>.+
 
 
 class _Line:
-    __slots__ = ("kind", "rec", "attr", "entity", "group", "value")
+    __slots__ = ("attr", "entity", "group", "kind", "rec", "value")
 
     def __init__(self, kind: str, rec: ParsedRecord | None = None, attr: str | None = None,
                  entity: str | None = None, group: str | None = None, value: str | None = None) -> None:

@@ -44,9 +44,9 @@ from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
 from sitbench.chi._interchange import (
     Analysis,
-    Manifest,
+    ChiManifest,
+    ChiObservation,
     MemoryCurveRecord,
-    Observation,
     dump_jsonl,
 )
 from sitbench.chi._memory import MemoryPoint, memory_curve
@@ -214,7 +214,7 @@ class MemoryHarness:
             reply = await _maybe(target.respond(turn), self.deadline_s)
             text, usage, refs = _reply_text(reply)
             parsed = parse_reply(text) if text is not None else invalid("malformed reply object")
-        except asyncio.TimeoutError:
+        except TimeoutError:
             text, usage, refs, parsed = None, {}, [], invalid(f"timeout after {self.deadline_s:g} s")
         except Exception as exc:  # noqa: BLE001 - any agent failure is an invalid outcome, a task failure
             text, usage, refs, parsed = None, {}, [], invalid(f"agent error: {exc!r}"[:300])
@@ -671,7 +671,7 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
     config_hash = _config_hash(spec, entry)
     has_m8 = "m8" in spec.panels
     grid = list(spec.grid) if has_m8 else None
-    observations: list[Observation] = []
+    observations: list[ChiObservation] = []
     for k, tr in enumerate(trajectories):
         tasks = []
         for ps in tr["panels"].values():
@@ -708,7 +708,7 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
                  "cloned_probes": all(ar.cloned for ars in tr["arms"].values() for ar in ars)}
         state_hash = hashlib.sha256(json.dumps({key: round(v, 6) for key, v in sorted(totals.items())}).encode()).hexdigest()
         history = hashlib.sha256("".join(sorted(tr["hashes"].values())).encode()).hexdigest()
-        observations.append(Observation(
+        observations.append(ChiObservation(
             version=SPEC_VERSION, config_hash=config_hash, run=f"trajectory-{k:02d}",
             agent=str(entry.get("label") or spec.agent), seed=tr["seed"], step=0, wall_time=round(tr["wall_s"], 6),
             history_hash=history, state_hash=state_hash,
@@ -732,7 +732,7 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
     if fails:
         exclusions.append(f"{fails} invalid/timeout outcomes were scored as failures (none dropped)")
     label = "machine baseline" if spec.agent in BASELINES else "user agent"
-    manifest = Manifest(
+    manifest = ChiManifest(
         version=SPEC_VERSION,
         protocol_id="chi-chis-0.1-memory-" + "+".join(spec.panels) + ("-grid-" + "-".join(map(str, grid)) if grid else ""),
         calibration_id=None,

@@ -278,7 +278,7 @@ def _summary_table(runs: list[dict[str, Any]]) -> str:
         qs = " ".join(f"{(m8['q_m'][str(n)] if m8['q_m'][str(n)] is not None else float('nan')):>11.3f}" for n in m8["grid"])
         lines.append(f"{r['spec']['agent']:<10} {r['spec']['condition']:<13} {qs} "
                      f"{(m8['mean_q_m'] if m8['mean_q_m'] is not None else float('nan')):>9.3f} "
-                     f"{str(m8['eimc']):>6} {m8['status']}")
+                     f"{m8['eimc']!s:>6} {m8['status']}")
     return "\n".join(lines)
 
 

@@ -96,7 +96,7 @@ def _mean(values: Iterable[float]) -> float:
 class _ExactSum:
     """The exact sum of floats, rounded once when read (so the mean equals ``math.fsum(values) / n``)."""
 
-    __slots__ = ("count", "integral", "fraction")
+    __slots__ = ("count", "fraction", "integral")
 
     def __init__(self) -> None:
         self.count = 0

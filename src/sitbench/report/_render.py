@@ -10,7 +10,7 @@ output — goes through :func:`html.escape`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -377,7 +377,7 @@ def render_report(
     """
     picked, total = select_failed(runs, max_failed)
     trials = load_failed_trials(picked)
-    stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = generated_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     nav = [("next", "Next"), ("summary", "Summary"), ("charts", "Charts")]
     if analysis is not None:
         nav.append(("contrasts", "E1–E8"))

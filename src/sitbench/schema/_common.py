@@ -123,7 +123,7 @@ class Tier(str, Enum):
         """Position in the order public < acquaintance < colleague < confidant < self."""
         return _TIER_ORDER.index(self)
 
-    def covers(self, needed: "Tier") -> bool:
+    def covers(self, needed: Tier) -> bool:
         """True when a holder of this clearance may receive content needing ``needed``."""
         return self.rank >= needed.rank
 

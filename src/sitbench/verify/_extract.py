@@ -288,7 +288,7 @@ _ELLIPSIS_WORDS = frozenset({
     "going", "anywhere", "actually", "really", "ever", "even", "either", "though", "honestly", "sadly", "afraid",
     "so", "all", "yet", "still", "personally", "myself", "but", "and", "sorry", "i'm afraid", "at", "there",
     "certainly", "definitely", "absolutely", "ah", "oh", "well", "nope", "no,", "just", "simply", "quite",
-    "unfortunately", "alas", "i'm", "ha"})
+    "unfortunately", "alas", "ha"})
 # What would have had to happen first did not ("I'd just have to have lived there first").
 _PREREQUISITE_NOT_MET = _words(r"(?:i'd|i would) (?:just |first |still )?have (?:had )?to have (?:lived|been|worked|grown up|studied)")
 # A reply that wishes the premise were true denies it ("I wish!", "If only I had!").

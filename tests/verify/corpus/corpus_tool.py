@@ -41,7 +41,7 @@ import random
 import shutil
 import sys
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +162,7 @@ def freeze(name: str, probe_ids: set[str]) -> Path:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def judge_for(name: str) -> Judge:
     """A loaded judge of a named dataset."""
     return load_judge(dataset_dir(name))

@@ -67,7 +67,7 @@ def seed_commitment(seed: int) -> str:
     Use a large random seed (``sitbench seeds new``) for held-out data: a small integer can be
     recovered from its commitment by trying every value.
     """
-    return hashlib.sha256(f"{GENERATOR_ID}:commitment:{seed}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{GENERATOR_ID}:commitment:{seed}".encode()).hexdigest()
 
 
 @dataclass

@@ -37,10 +37,10 @@ from sitbench.chi._chis import (
 from sitbench.chi._common import AXES, MEMORY_FACTORS, SPEC_VERSION, Axis
 from sitbench.chi._demo import demo_manifest, demo_observations
 from sitbench.chi._interchange import (
+    ChiManifest,
+    ChiObservation,
     EvidenceClass,
-    Manifest,
     MemoryCurveRecord,
-    Observation,
     ReferenceKind,
     dump_jsonl,
     file_sha256,
@@ -145,6 +145,8 @@ __all__ = [
     "CHISRecord",
     "Calibration",
     "Checkpoint",
+    "ChiManifest",
+    "ChiObservation",
     "ChiReport",
     "EIMCInterval",
     "EIMCResult",
@@ -152,7 +154,6 @@ __all__ = [
     "EvidenceClass",
     "Ingest",
     "Interval",
-    "Manifest",
     "Measure",
     "MemoryBaseline",
     "MemoryCurveRecord",
@@ -161,7 +162,6 @@ __all__ = [
     "MemoryPoint",
     "MemoryReaderCandidate",
     "MemoryRecord",
-    "Observation",
     "Outcome",
     "ParsedReply",
     "Probe",

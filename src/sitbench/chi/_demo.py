@@ -18,7 +18,7 @@ import numpy as np
 
 from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
-from sitbench.chi._interchange import Analysis, Manifest, MemoryCurveRecord, Observation
+from sitbench.chi._interchange import Analysis, ChiManifest, ChiObservation, MemoryCurveRecord
 from sitbench.chi._memory import MemoryPoint
 from sitbench.chi._similarity import axis_similarity, chi_score
 
@@ -44,7 +44,7 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def demo_manifest(seed: int = 0) -> Manifest:
+def demo_manifest(seed: int = 0) -> ChiManifest:
     """The manifest of the synthetic demonstration."""
     system = {
         "model": "synthetic-generator",
@@ -53,7 +53,7 @@ def demo_manifest(seed: int = 0) -> Manifest:
         "scheduler": "5 checkpoints, 10 ticks apart",
     }
     config_hash = _sha(json.dumps(system, sort_keys=True))
-    return Manifest(
+    return ChiManifest(
         version=SPEC_VERSION,
         protocol_id="chi-chis-0.1-synthetic-demo-grid-1-2-4-8-16",
         calibration_id="synthetic-reference-demo-1",
@@ -79,11 +79,11 @@ def demo_manifest(seed: int = 0) -> Manifest:
     )
 
 
-def demo_observations(seed: int = 0) -> list[Observation]:
+def demo_observations(seed: int = 0) -> list[ChiObservation]:
     """The demo's 8 x 5 observation records (deterministic in ``seed``)."""
     manifest = demo_manifest(seed)
     rng = np.random.default_rng(seed)
-    out: list[Observation] = []
+    out: list[ChiObservation] = []
     for k in range(DEMO_CLUSTERS):
         run_seed = manifest.seeds[k]
         skill = {a: rng.uniform(0.45, 0.75) for a in AXES}
@@ -121,7 +121,7 @@ def demo_observations(seed: int = 0) -> list[Observation]:
             drift_dir = np.array([0.04, -0.03, 0.02, 0.03]) * min(step, 2)
             features = [float(x) for x in np.clip(style + drift_dir + rng.normal(0, 0.02, size=4), 0, 1)]
             out.append(
-                Observation(
+                ChiObservation(
                     version=manifest.version,
                     config_hash=manifest.config_hash or "",
                     run=f"demo-run-{k:02d}",

@@ -104,7 +104,7 @@ class MemoryCurveRecord(BaseModel):
         return v
 
 
-class Observation(BaseModel):
+class ChiObservation(BaseModel):
     """One JSONL record: one run (cluster) at one checkpoint."""
 
     model_config = _STRICT
@@ -192,7 +192,7 @@ class Analysis(BaseModel):
     """Nominal coverage of pointwise intervals."""
 
 
-class Manifest(BaseModel):
+class ChiManifest(BaseModel):
     """Run manifest kept next to the observation log."""
 
     model_config = _STRICT
@@ -291,18 +291,18 @@ def read_json(path: Path) -> Any:
     return data
 
 
-def load_manifest(path: Path) -> Manifest:
+def load_manifest(path: Path) -> ChiManifest:
     """Load and validate a manifest file."""
     data = read_json(path)
     return parse_manifest(data, str(path))
 
 
-def parse_manifest(data: Any, where: str = "manifest") -> Manifest:
+def parse_manifest(data: Any, where: str = "manifest") -> ChiManifest:
     """Validate a manifest object (already parsed from JSON)."""
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected a JSON object")
     try:
-        m = Manifest.model_validate(data)
+        m = ChiManifest.model_validate(data)
         if m.weights is not None:
             check_weights(m.weights, AXES, "weights")
         if m.alpha is not None:
@@ -323,22 +323,22 @@ def parse_manifest(data: Any, where: str = "manifest") -> Manifest:
     return m
 
 
-def parse_observation(data: Any, where: str) -> Observation:
+def parse_observation(data: Any, where: str) -> ChiObservation:
     """Validate one observation object (already parsed from JSON)."""
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected a JSON object per line")
     try:
-        return Observation.model_validate(data)
+        return ChiObservation.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"{where}: {_pydantic_message(exc)}") from None
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
 
 
-def load_observations(path: Path) -> list[Observation]:
+def load_observations(path: Path) -> list[ChiObservation]:
     """Load a JSONL file of observations; blank lines are skipped, errors name the line."""
     lines = read_text(path, hint="check the path").splitlines()
-    out: list[Observation] = []
+    out: list[ChiObservation] = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -357,11 +357,11 @@ def load_observations(path: Path) -> list[Observation]:
 
 
 def validate_records(
-    manifest: Manifest,
-    records: Iterable[Observation],
+    manifest: ChiManifest,
+    records: Iterable[ChiObservation],
     where: str = "observations",
     lines: Sequence[int] | None = None,
-) -> list[Observation]:
+) -> list[ChiObservation]:
     """Check records against each other and against the manifest, including the evidence class.
 
     Args:

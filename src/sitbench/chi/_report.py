@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sitbench.chi._chis import Accumulation, memory_accumulation
 from sitbench.chi._common import AXES, MEMORY_FACTORS, baseline_weights
-from sitbench.chi._interchange import Manifest, Observation, validate_records
+from sitbench.chi._interchange import ChiManifest, ChiObservation, validate_records
 from sitbench.chi._memory import (
     Counts,
     EIMCResult,
@@ -236,8 +236,8 @@ def _aggregate_point(points: Sequence[MemoryPoint], row: np.ndarray) -> MemoryPo
 
 
 def build_report(
-    manifest: Manifest,
-    records: Sequence[Observation],
+    manifest: ChiManifest,
+    records: Sequence[ChiObservation],
     *,
     artifact_hashes: dict[str, str] | None = None,
     n_resamples: int | None = None,
@@ -276,7 +276,7 @@ def build_report(
     walls = np.full((n, S), np.nan)
     feats = np.full((n, S, len(probe)), np.nan) if probe else None
     mem = np.full((n, S, len(grid), 6), np.nan) if grid else None
-    cell: dict[tuple[int, int], Observation] = {}
+    cell: dict[tuple[int, int], ChiObservation] = {}
     for r in recs:
         a, b = ri[r.run], si[r.step]
         cell[(a, b)] = r

@@ -22,7 +22,7 @@ from sitbench.cli import main
 from sitbench.errors import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify" / "corpus"))
-import corpus_tool  # noqa: E402
+import corpus_tool
 
 
 @pytest.fixture(autouse=True)

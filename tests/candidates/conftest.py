@@ -42,7 +42,7 @@ class StubServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            def do_POST(self) -> None:  # http.server naming
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
                 stub.requests.append(body)
                 stub.headers.append({k.lower(): v for k, v in self.headers.items()})
@@ -54,7 +54,7 @@ class StubServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
         class Server(ThreadingHTTPServer):

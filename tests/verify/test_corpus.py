@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "corpus"))
-import corpus_tool  # noqa: E402
+import corpus_tool
 
-from sitbench.verify import AgreementFigures, compare  # noqa: E402
+from sitbench.verify import AgreementFigures, compare
 
 #: (split, figure) -> floor for the rule extractor.
 FLOORS: dict[tuple[str, str], float] = {

@@ -264,7 +264,7 @@ class AgentRunner(Runner):
             result = close()
             if inspect.isawaitable(result):
                 await asyncio.wait_for(result, self.timeout_s)
-        except Exception:  # noqa: BLE001, S110 - releasing a state is best effort; the trial's record is already made
+        except Exception:  # noqa: BLE001 - releasing a state is best effort; the trial's record is already made
             pass
 
     def _cache_keys(self, payload_json: str, query: Query) -> list[str]:

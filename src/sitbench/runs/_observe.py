@@ -68,7 +68,7 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
     data_dir = run_dataset_dir(run, manifest, dataset)
     extractor = get_extractor(extractor_spec)
     ds = load_dataset(data_dir)
-    from sitbench.runs._runner import verify_run_dataset  # noqa: PLC0415
+    from sitbench.runs._runner import verify_run_dataset
 
     verify_run_dataset(ds, manifest.dataset, run)
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)

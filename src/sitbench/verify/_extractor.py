@@ -68,7 +68,7 @@ def llm_extractor(argument: str | None) -> Extractor:
     if not argument:
         raise InputError("--extractor llm: name the model, e.g. --extractor llm:openai/gpt-4o-mini "
                          "or --extractor llm:local/smollm2")
-    from sitbench.verify._llm import LLMExtractor  # noqa: PLC0415  (imports the candidate layer lazily)
+    from sitbench.verify._llm import LLMExtractor  # imports the candidate layer lazily
 
     return LLMExtractor(argument)
 

@@ -433,7 +433,7 @@ class LLMExtractor:
                                                              ("api_key_env", API_KEY_ENV_ENV))
                     if name not in options and os.environ.get(var)}
         if candidate is None:
-            from sitbench.candidates import get_candidate  # noqa: PLC0415
+            from sitbench.candidates import get_candidate
 
             try:
                 candidate = get_candidate(model, **options, **from_env)
@@ -449,10 +449,10 @@ class LLMExtractor:
         self._describe = candidate.describe()
         self._store: Any = None
         if cache and self._describe.get("provider") != "mock":
-            from sitbench.candidates import (  # noqa: PLC0415
+            from sitbench.candidates import (
                 CACHE_FILE,
                 ResponseCache,
-                default_cache_dir,  # noqa: PLC0415
+                default_cache_dir,
             )
 
             self._store = ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE)
@@ -533,7 +533,7 @@ class LLMExtractor:
         return template
 
     def _key(self, messages: list[Message], response_format: dict[str, Any]) -> str:
-        from sitbench.candidates import request_key  # noqa: PLC0415
+        from sitbench.candidates import request_key
 
         return request_key(self._describe, messages, self.decoding, response_format=response_format)
 

@@ -70,7 +70,7 @@ FROZEN_DIR = CORPUS_DIR / "datasets"
 
 def _generated_dir(name: str, out: Path) -> None:
     """Generate a named dataset into ``out`` with the current generator."""
-    from sitbench.data import generate_content, pilot_content, write_dataset  # noqa: PLC0415
+    from sitbench.data import generate_content, pilot_content, write_dataset
 
     if name == "pilot":
         content = pilot_content()
@@ -83,7 +83,7 @@ def _generated_dir(name: str, out: Path) -> None:
 
 def _frozen_dir(name: str, out: Path) -> bool:
     """Materialise a frozen corpus dataset into ``out``; False when none is frozen under that name."""
-    from sitbench.data import refresh_manifest  # noqa: PLC0415
+    from sitbench.data import refresh_manifest
 
     path = FROZEN_DIR / f"{name}.json.gz"
     if not path.exists():
@@ -299,7 +299,7 @@ def load_corpus(split: str = "all") -> list[dict[str, Any]]:
 
 def readings(cases: list[dict[str, Any]], extractor_spec: str | None = None) -> list[tuple[dict[str, Any], Any, Reading]]:
     """Each case read by the extractor, paired with its gold observation and verdicts."""
-    from sitbench.verify import Judge, get_extractor  # noqa: PLC0415
+    from sitbench.verify import Judge, get_extractor
 
     extractor = get_extractor(extractor_spec)
     judges: dict[str, Judge] = {}
@@ -324,7 +324,7 @@ def readings(cases: list[dict[str, Any]], extractor_spec: str | None = None) -> 
 
 def _audit_dataset_name(manifest: dict[str, Any]) -> str:
     """The corpus dataset name of an audited run's dataset (``pilot`` or ``dev-s<SEED>``)."""
-    from sitbench.audit import PhaseError  # noqa: PLC0415
+    from sitbench.audit import PhaseError
 
     dataset = manifest.get("dataset", {})
     suite, seed = dataset.get("suite"), dataset.get("seed")
@@ -346,8 +346,8 @@ def import_audit(reference_path: Path, out: Path, fmt: str = "corpus", style: st
         sitbench.audit.PhaseError: the audit is held-out, or an item answers a held-out pair.
         SystemExit: synthetic annotations, a changed sample, or an item the corpus datasets cannot score.
     """
-    from sitbench.audit import load_reference, load_sample, reference_observation, require_development  # noqa: PLC0415
-    from sitbench.stores._io import sha256_file  # noqa: PLC0415
+    from sitbench.audit import load_reference, load_sample, reference_observation, require_development
+    from sitbench.stores._io import sha256_file
 
     reference = load_reference(reference_path)
     require_development(reference, "import-audit")
@@ -486,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {len(used.get(name, ()))} probes -> {freeze(name, used.get(name, set()))}")
         return 0
     if args.command == "import-audit":
-        from sitbench.audit import PhaseError  # noqa: PLC0415
+        from sitbench.audit import PhaseError
 
         try:
             added = import_audit(args.reference, args.out, args.fmt, args.style)

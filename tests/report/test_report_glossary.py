@@ -76,7 +76,7 @@ def test_report_explains_itself(tmp_path: Path) -> None:
     assert "<option value='B'>config. B</option>" in page
 
 
-def test_what_to_do_next_box(tmp_path: Path) -> None:
+def test_what_to_do_next_box(tmp_path: Path, demo_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = small_run(tmp_path / "r1")  # B:PR-04 is dropped
     out = tmp_path / "out" / "report.html"
     page = write_report([run], out).read_text(encoding="utf-8")
@@ -88,7 +88,9 @@ def test_what_to_do_next_box(tmp_path: Path) -> None:
                for c in commands)
     assert any(c.startswith("sitbench show ") for c in commands)
     # With an analysis given, the box no longer asks for one.
-    page = write_report([run], out, analysis={"experiments": []}).read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["analyze", str(demo_runs / "run-oracle"), "--json"]) == 0
+    page = write_report([run], out, analysis=json.loads(capsys.readouterr().out)).read_text(encoding="utf-8")
     assert "sitbench analyze" not in page.split("<aside class='next' id='next'>", 1)[1].split("</aside>", 1)[0]
 
 

@@ -160,7 +160,14 @@ def test_long_texts_are_shortened_to_the_budget(tmp_path: Path, monkeypatch: pyt
     assert "Texts longer than 1,000 characters are shortened" in html
 
 
-def test_optional_sections_from_analysis_chi_and_res(tmp_path: Path) -> None:
+def _demo_analysis(demo_runs: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    capsys.readouterr()
+    assert main(["analyze", str(demo_runs / "run-oracle"), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_optional_sections_from_analysis_chi_and_res(tmp_path: Path, demo_runs: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from sitbench.chi import build_report, demo_manifest, demo_observations
     from sitbench.res import CONDITIONS, load_scenarios
 
@@ -175,28 +182,24 @@ def test_optional_sections_from_analysis_chi_and_res(tmp_path: Path) -> None:
             lines.append(json.dumps({"model": "m/ideal", "scenario_id": s.scenario_id, "condition": condition,
                                      "response": token, "parsed_action": token, "status": "ok"}))
     results.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    analysis = {
-        "seed": 11,
-        "experiments": [
-            {"id": "E1", "experiment": "E1", "first_config": "C", "second_config": "D", "endpoint": "LAA",
-             "status": "computed", "reason": None, "n_pairs": 19, "mean": 0.25, "ci_lower": 0.1, "ci_upper": 0.4,
-             "p": 0.0625, "p_holm": 0.5, "decision": "not_rejected", "attempted": {"C": 20, "D": 20},
-             "completed": {"C": 19, "D": 20}},
-            {"id": "E3", "experiment": "E3", "status": "incomplete", "reason": "pair P3 lacks stratum post",
-             "n_pairs": 0, "mean": None},
-        ],
-        "family": {"note": "Holm over exactly E1-E8; six are missing"},
-        "secondary": [{"id": "E1:B-C", "experiment": "E1", "first_config": "B", "second_config": "C",
-                       "endpoint": "LAA", "status": "computed", "n_pairs": 19, "mean": -0.125}],
-        "notes": ["intervals are percentile bootstrap"],
-    }
+    # A real analysis (the demo's), with chosen values written into E1, E3, the family and a secondary.
+    analysis = _demo_analysis(demo_runs, capsys)
+    by_id = {e["id"]: e for e in analysis["experiments"]}
+    assert by_id["E1"]["first_config"] == "C" and by_id["E1"]["second_config"] == "D"
+    by_id["E1"].update(n_pairs=19, mean=0.25, ci_lower=0.1, ci_upper=0.4, p=0.0625, p_holm=0.5,
+                       decision="not_rejected", status="computed", reason=None,
+                       attempted={"C": 20, "D": 20}, completed={"C": 19, "D": 20})
+    by_id["E3"].update(status="incomplete", reason="pair P3 lacks stratum post", n_pairs=0, mean=None)
+    analysis["family"]["note"] = "Holm over exactly E1-E8; six are missing"
+    analysis["secondary"] = [dict(analysis["secondary"][0], mean=-0.125)]
+    analysis["notes"] = ["intervals are percentile bootstrap"]
     html = write_report([run], tmp_path / "report.html", analysis=analysis, chi_report=chi_path,
                         res_summary=results).read_text(encoding="utf-8")
     e1 = re.search(r"<tr data-experiment='E1'>(.*?)</tr>", html).group(1)
     assert re.findall(r"<td[^>]*>(.*?)</td>", e1)[2:] == [
         "D − C", "LAA", "19", "0.25", "[0.1, 0.4]", "0.0625", "0.5", "<b>not_rejected</b>", "C 19/20 · D 20/20", "computed"
     ]
-    assert "Temporal checkpoint situatedness" in html  # E3's title comes from the registry
+    assert "Temporal checkpoint situatedness" in html  # E3's title
     assert "incomplete — pair P3 lacks stratum post" in html and "Holm over exactly E1-E8; six are missing" in html
     assert "<td data-metric='mean'>-0.125</td>" in html and "intervals are percentile bootstrap" in html
     assert "SYNTHETIC DEMONSTRATION" in html and "Memory Capacity Curve" in html and "CHIS series" in html
@@ -260,3 +263,18 @@ def test_real_analyze_output_renders(demo_runs: Path, tmp_path: Path, capsys: py
         assert mean == ("—" if entry["mean"] is None else f"{entry['mean']:.4g}")
         assert f"<b>{entry['decision']}</b>" in row
     assert html.count("<tr data-experiment=") == len(analysis["experiments"]) + len(analysis["secondary"])
+
+
+def test_an_analysis_of_the_wrong_shape_is_bad_input_naming_the_field(tmp_path: Path, demo_runs: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    analysis = _demo_analysis(demo_runs, capsys)
+    del analysis["experiments"][0]["p_holm"]
+    path = tmp_path / "analysis.json"
+    path.write_text(json.dumps(analysis), encoding="utf-8")
+    out = tmp_path / "report.html"
+    assert main(["report", str(demo_runs / "run-oracle"), "--analysis", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and "experiments[0].p_holm: Field required" in err
+    assert not out.exists()
+    with pytest.raises(InputError, match="sitbench analyze"):
+        write_report([demo_runs / "run-oracle"], out, analysis={"experiments": []})

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from sitbench.errors import InputError
-from sitbench.report import DEFAULT_MAX_FAILED, METRICS_JSON, TRIALS_CSV, write_report
+from sitbench.report import DEFAULT_MAX_FAILED, METRICS_JSON, TRIALS_CSV, load_analysis, write_report
+from sitbench.stats import AnalysisReport
 from sitbench.stores import read_json
 
 
-def _read_analysis(path: Path) -> dict[str, Any]:
+def _read_analysis(path: Path) -> AnalysisReport:
     data = read_json(path, hint="write it with `sitbench analyze RUN… --json > FILE`")
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object (the output of `sitbench analyze RUN… --json`)")
-    return data
+    return load_analysis(data, str(path))
 
 
 @click.command()

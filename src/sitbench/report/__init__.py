@@ -30,6 +30,7 @@ from sitbench.report._render import (
     render_report,
     write_report,
 )
+from sitbench.report._sections import load_analysis
 
 __all__ = [
     "DEFAULT_MAX_FAILED",
@@ -41,6 +42,7 @@ __all__ = [
     "LoadedRun",
     "failed_checks",
     "is_failed",
+    "load_analysis",
     "load_chi_report",
     "load_res_summary",
     "load_runs",

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from sitbench.glossary import CATEGORIES, CONFIGURATIONS, METRICS, REFERENCES, SEED
 from sitbench.render import esc
 from sitbench.report._data import LoadedRun, is_failed
+from sitbench.stats import AnalysisReport
 
 
 def _q(value: object) -> str:
@@ -26,7 +26,7 @@ def _dataset(run: LoadedRun) -> str:
 
 
 def next_commands(
-    runs: Sequence[LoadedRun], *, analysis: Mapping[str, Any] | None, out_html: Path | None
+    runs: Sequence[LoadedRun], *, analysis: AnalysisReport | None, out_html: Path | None
 ) -> list[tuple[str, str]]:
     """What to type next, given what the runs hold: ``(why, command)`` pairs, most pressing first."""
     steps: list[tuple[str, str]] = []
@@ -79,7 +79,7 @@ def next_commands(
 
 
 def next_steps_box(
-    runs: Sequence[LoadedRun], *, analysis: Mapping[str, Any] | None, out_html: Path | None
+    runs: Sequence[LoadedRun], *, analysis: AnalysisReport | None, out_html: Path | None
 ) -> str:
     """The "what to do next" box at the top of the page."""
     items = "".join(

@@ -47,12 +47,14 @@ from sitbench.report._guide import glossary_section, next_steps_box
 from sitbench.report._sections import (
     analysis_section,
     chi_section,
+    load_analysis,
     load_chi_report,
     load_res_summary,
     res_section,
 )
 from sitbench.res import ResScore
 from sitbench.schema import CATEGORY_METRICS
+from sitbench.stats import AnalysisReport
 
 DEFAULT_MAX_FAILED = 2000
 """Most failed trials shown in the drill-down; the rest stay in ``trials.csv`` and the run files."""
@@ -352,7 +354,7 @@ def _csp(script: str) -> str:
 def render_report(
     runs: Sequence[LoadedRun],
     *,
-    analysis: Mapping[str, Any] | None = None,
+    analysis: AnalysisReport | None = None,
     chi_report: ChiReport | None = None,
     res_summary: ResScore | None = None,
     max_failed: int = DEFAULT_MAX_FAILED,
@@ -364,7 +366,7 @@ def render_report(
 
     Args:
         runs: loaded run directories (see :func:`sitbench.report.load_runs`).
-        analysis: the JSON of ``sitbench analyze RUN… --json`` (E1–E8), if any.
+        analysis: the result of ``sitbench analyze`` (E1–E8), if any.
         chi_report: a CHI/CHIS report, if any.
         res_summary: a RES score, if any.
         max_failed: most failed trials listed in the drill-down.
@@ -439,7 +441,7 @@ def write_report(
     run_dirs: Sequence[Path],
     out_html: Path,
     *,
-    analysis: dict[str, Any] | None = None,
+    analysis: AnalysisReport | Mapping[str, Any] | None = None,
     chi_report: Path | None = None,
     res_summary: Path | None = None,
     max_failed: int = DEFAULT_MAX_FAILED,
@@ -453,7 +455,8 @@ def write_report(
         run_dirs: scored run directories (each with manifest.json and scores.jsonl;
             responses.jsonl is read for the failed trials' envelopes and responses).
         out_html: the HTML file to write; its folder is created if needed.
-        analysis: parsed JSON of ``sitbench analyze RUN… --json`` to show E1–E8.
+        analysis: ``sitbench analyze``'s result (or its parsed ``--json``, checked against the same model)
+            to show E1–E8.
         chi_report: a CHI/CHIS ``report.json`` to show the EIMC curve and CHIS series.
         res_summary: a RES ``summary.json`` (or ``results.jsonl``, scored here).
         max_failed: most failed trials listed in the drill-down (the rest are counted on the page).
@@ -467,11 +470,12 @@ def write_report(
     """
     if max_failed < 0:
         raise InputError(f"max_failed {max_failed}: must be 0 or more")
+    checked = load_analysis(analysis) if analysis is not None else None
     runs = load_runs([Path(p) for p in run_dirs])
     chi = load_chi_report(Path(chi_report)) if chi_report is not None else None
     res = load_res_summary(Path(res_summary)) if res_summary is not None else None
     audit_result = load_audit_result(Path(audit)) if audit is not None else None
-    page = render_report(runs, analysis=analysis, chi_report=chi, res_summary=res, max_failed=max_failed,
+    page = render_report(runs, analysis=checked, chi_report=chi, res_summary=res, max_failed=max_failed,
                          out_html=Path(out_html), audit=audit_result)
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)

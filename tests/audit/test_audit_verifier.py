@@ -167,7 +167,7 @@ def test_verifier_cli_writes_json_and_refuses_a_changed_sample(sample_path: Path
     assert "audit-sample aggregate" in text and "NOT population performance" in text
     data = json.loads(out.read_text())
     assert data["format"] == "sitbench-audit-verifier/1" and data["agreement"]["items"] == 60
-    assert np.isclose([e for e in data["estimates"] if e["metric"] == "act_accuracy"][0]["population"], 1.0)
+    assert np.isclose(next(e for e in data["estimates"] if e["metric"] == "act_accuracy")["population"], 1.0)
     changed = tmp_path / "changed.json"
     changed.write_text(sample_path.read_text() + " ", encoding="utf-8")
     assert main(["audit", "verifier", str(ref_path), "--sample", str(changed)]) == 2

@@ -37,6 +37,7 @@ from sitbench.audit._phase import (
     require_development_file,
 )
 from sitbench.audit._reliability import alpha_of_counts, cohen_kappa
+from sitbench.audit._report_text import agreement_lines, disagreement_lines, verifier_lines
 from sitbench.audit._sample import (
     allocate,
     draw_sample,
@@ -56,8 +57,6 @@ AUDIT_SCHEMAS = {
     "audit_verifier": VerifierResult,
 }
 """JSON Schemas ``sitbench schema`` exports for the audit's files (the annotation page's JSONL lines first)."""
-
-from sitbench.audit._report_text import agreement_lines, disagreement_lines, verifier_lines
 
 __all__ = [
     "AUDIT_SCHEMAS",

@@ -368,7 +368,7 @@ def draw_sample(units: Sequence[Unit], sources: Sequence[SourceRun], props: Mapp
                             closed_world=list(scopes.values()))
     digest = hashlib.sha256(json.dumps({
         "phase": phase, "allocation": allocation.model_dump(mode="json"), "signal": signal,
-        "items": [[s.run_id for s in sources if s.name == i.run][0] + ":" + i.trial_id for i in items],
+        "items": [next(s.run_id for s in sources if s.name == i.run) + ":" + i.trial_id for i in items],
     }, sort_keys=True).encode()).hexdigest()
     return AuditSample(
         sample_id=f"audit-{digest[:12]}", phase=phase,

@@ -29,6 +29,7 @@ Decisions where the specification leaves room:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -156,7 +157,7 @@ def stability(neutral_checkpoints: Sequence[Vector]) -> Measure:
     """Stability ``1 - mean adjacent D`` over neutral checkpoints; undefined with fewer than two."""
     if len(neutral_checkpoints) < 2:
         return Measure(name="stability", value=None, status="undefined", detail={"reason": "fewer than two checkpoints"})
-    ds = [distance(a, b) for a, b in zip(neutral_checkpoints, neutral_checkpoints[1:])]
+    ds = [distance(a, b) for a, b in itertools.pairwise(neutral_checkpoints)]
     if any(d is None for d in ds):
         return _missing("stability", adjacent=ds)
     return Measure(name="stability", value=1.0 - math.fsum(ds) / len(ds), status="ok", detail={"adjacent": ds})  # type: ignore[arg-type]
@@ -202,7 +203,7 @@ def recovery(
     """
     eps = check_unit(epsilon, "epsilon")
     times = [float(t) for t, _ in checkpoints]
-    if any(b <= a for a, b in zip(times, times[1:])):
+    if any(b <= a for a, b in itertools.pairwise(times)):
         raise InputError("field 'checkpoints': times must be strictly increasing")
     ds = [distance(v, baseline) for _, v in checkpoints]
     ret: float | None = None
@@ -314,7 +315,7 @@ def decay_half_time(times: Sequence[float], effects: Sequence[float | None]) -> 
     for k, v in enumerate(effects):
         if v is not None and not math.isfinite(v):
             raise InputError(f"field 'effects[{k}]': nonfinite effect {v!r}; give a finite number or null")
-    if any(b <= a for a, b in zip(times, times[1:])):
+    if any(b <= a for a, b in itertools.pairwise(times)):
         raise InputError("field 'times': times must be strictly increasing")
     e0 = effects[0]
     points = {"times": list(times), "effects": list(effects)}

@@ -28,6 +28,7 @@ Decisions where the specification leaves room:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -319,7 +320,7 @@ def memory_curve(
     eimc, status, sustained = eimc_from_curve(g, q, t)
     tested = [n for n in g if q[n] is not None]
     tq = [q[n] for n in tested]
-    nonmono = any(b > a_ for a_, b in zip(tq, tq[1:]))  # type: ignore[operator]
+    nonmono = any(b > a_ for a_, b in itertools.pairwise(tq))  # type: ignore[operator]
     passes = [v >= t for v in tq]  # type: ignore[operator]
     pattern = any((not p) and later for k, p in enumerate(passes) for later in passes[k + 1 :])
     sens: dict[str, int | None] = {}

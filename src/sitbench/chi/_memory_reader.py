@@ -144,9 +144,9 @@ class MemoryReaderCandidate:
     @staticmethod
     def _lookup(lines: list[_Line], entity: str, attr: str, gist: bool, value: str | None = None) -> _Line | None:
         for ln in lines:
-            if ln.entity == entity and ln.attr == attr and ln.kind != "RULE":
-                if value is None or (ln.kind == "record" and ln.value == value):
-                    return ln
+            if (ln.entity == entity and ln.attr == attr and ln.kind != "RULE"
+                    and (value is None or (ln.kind == "record" and ln.value == value))):
+                return ln
         if gist:
             for ln in lines:
                 if (ln.kind == "record" and ln.attr == attr and ln.entity is not None

@@ -15,6 +15,7 @@ shared by every statistic, so cross-time and cross-load dependence is kept.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -318,7 +319,7 @@ def build_report(
     stability: Interval | None = None
     nsteps = [si[s_] for s_ in sorted(neutral) if s_ in si]
     if feats is not None and len(nsteps) >= 2:
-        adj = np.stack([np.abs(feats[:, b] - feats[:, a_]).mean(axis=-1) for a_, b in zip(nsteps, nsteps[1:])], axis=1)
+        adj = np.stack([np.abs(feats[:, b] - feats[:, a_]).mean(axis=-1) for a_, b in itertools.pairwise(nsteps)], axis=1)
         stab_runs = 1.0 - adj.mean(axis=1)
         stability = _interval(_mean_over_runs(stab_runs), boot(stab_runs), n, sd, level)
 
@@ -327,7 +328,7 @@ def build_report(
     for b, st in enumerate(steps):
         present = [a for a in range(n) if (a, b) in cell]
         def rep(x: np.ndarray | None, *key: int) -> np.ndarray | None:
-            return None if x is None else x[(slice(None), b, *key)]
+            return None if x is None else x[(slice(None), b, *key)]  # noqa: B023 - called only in this iteration
         memory = memory_unc = None
         if mem is not None and any(cell[(a, b)].memory is not None for a in present):
             pts_by_load: dict[int, MemoryPoint] = {}

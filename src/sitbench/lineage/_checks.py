@@ -388,7 +388,7 @@ def inv6_checkpoints(ds: LoadedDataset) -> tuple[list[str], str]:
         for i, tau in enumerate(cps):
             try:
                 situated_state(lin, tau)
-            except Exception as exc:  # a projection that cannot be built is exactly this defect
+            except Exception as exc:  # noqa: BLE001 - a projection that cannot be built is exactly this defect
                 p.add(where, f"checkpoints[{i}] {tau}: projection failed: {exc}")
                 continue
             seen = {e.event_id for e in lin.events if e.t <= tau}
@@ -990,7 +990,7 @@ def inv19_articles(ds: LoadedDataset) -> tuple[list[str], str]:
     for lin in ds.hidden.lineages.values():
         for event in lin.events:
             n += 1
-            report(lambda: _lineage_file(lin.lineage_id), f"event {event.event_id}.text", event.text)
+            report(functools.partial(_lineage_file, lin.lineage_id), f"event {event.event_id}.text", event.text)
     for key, query in ds.visible.queries.items():
         # The line number is looked up only for a problem: finding it is linear in the number of queries.
         where = functools.partial(_query_line, ds, key)

@@ -7,6 +7,7 @@ browser, so what the page shows is exactly what the exports contain.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,12 +39,13 @@ def _f(value: float) -> str:
 def scale_color(value: float) -> str:
     """Colour of a share in [0, 1] on the report's sequential scale (clamped)."""
     v = min(1.0, max(0.0, value))
-    for (x0, c0), (x1, c1) in zip(_STOPS, _STOPS[1:], strict=False):
+    for (x0, c0), (x1, c1) in itertools.pairwise(_STOPS):
         if v <= x1:
             t = 0.0 if x1 == x0 else (v - x0) / (x1 - x0)
             r, g, b = (round(a + (b_ - a) * t) for a, b_ in zip(c0, c1, strict=True))
             return f"#{r:02x}{g:02x}{b:02x}"
-    return "#%02x%02x%02x" % _STOPS[-1][1]
+    r, g, b = _STOPS[-1][1]
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def _text_color(value: float) -> str:

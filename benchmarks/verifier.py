@@ -59,7 +59,7 @@ def main() -> None:
         extract_s = time.perf_counter() - start
         start = time.perf_counter()
         valid = sum(j.score_observation(p.probe_id, o).verdict.valid
-                    for (j, p, _, _, _), o in zip(prepared, observations))
+                    for (j, p, _, _, _), o in zip(prepared, observations, strict=True))
         score_s = time.perf_counter() - start
         print(f"{extractor.id:<8} {extractor.version:<40} extract {args.n / extract_s:>8,.0f} responses/s "
               f"({1000 * extract_s / args.n:.2f} ms each)   score {args.n / score_s:>8,.0f}/s   "

@@ -99,7 +99,7 @@ def test_hysteresis_mean_gap_at_matched_interior_levels() -> None:
 
 def _curve(*qs: float):  # type: ignore[no-untyped-def]
     grid = [1, 2, 4]
-    return memory_curve(grid, {n: MemoryPoint(r=q, t=q, s=q, u=q, i=q, f=1 - q) for n, q in zip(grid, qs)})
+    return memory_curve(grid, {n: MemoryPoint(r=q, t=q, s=q, u=q, i=q, f=1 - q) for n, q in zip(grid, qs, strict=True)})
 
 
 def test_memory_accumulation_exact_and_censored_bounds() -> None:

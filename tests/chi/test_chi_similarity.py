@@ -119,6 +119,6 @@ def test_fit_scales_applies_the_declared_floor_visibly() -> None:
 def test_vectorized_chi_matches_scalar_and_propagates_missing() -> None:
     h = np.array([[0.5, 0.6, 0.7, 0.8, 0.9], [1.0, 1.0, 0.0, 1.0, 1.0], [0.5, np.nan, 0.5, 0.5, 0.5]])
     out = chi_array(h)
-    assert out[0] == pytest.approx(chi_score(dict(zip("RMCAI", h[0]))))
+    assert out[0] == pytest.approx(chi_score(dict(zip("RMCAI", h[0], strict=True))))
     assert out[1] == 0.0
     assert np.isnan(out[2])

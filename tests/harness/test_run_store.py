@@ -183,7 +183,7 @@ def test_resume_after_a_torn_write_matches_an_uninterrupted_run(pilot: Path, cou
     assert ids[:50] == kept and torn in ids[50:]
     # Every trial not fully written before the tear is run again, each turn once.
     calls_per_trial = {t: len(json.loads(line)["turns"]) for t, line in
-                       zip(_trial_ids(counting_run / "responses.jsonl"), _lines(counting_run / "responses.jsonl"))}
+                       zip(_trial_ids(counting_run / "responses.jsonl"), _lines(counting_run / "responses.jsonl"), strict=True)}
     assert CALLS["n"] == sum(n for t, n in calls_per_trial.items() if t not in kept)
     for line in _lines(run / "responses.jsonl"):
         json.loads(line)  # every line is whole

@@ -186,7 +186,7 @@ def test_holm_over_exactly_the_eight(report) -> None:
     # multipliers 8..1: 2·8=16, then cummax 16,16,16; 42·4=168, 168; 422·2=844; 2702·1.
     expected = {"E1": 168, "E2": 16, "E3": 844, "E4": 2702, "E5": 16, "E6": 16, "E7": 168, "E8": 16}
     assert family.adjusted == pytest.approx({k: v / TOTAL for k, v in expected.items()})
-    assert family.adjusted == pytest.approx(dict(zip(CONFIRMATORY_FAMILY, holm([c.p for c in report.experiments]).adjusted)))
+    assert family.adjusted == pytest.approx(dict(zip(CONFIRMATORY_FAMILY, holm([c.p for c in report.experiments]).adjusted, strict=True)))
     for c in report.experiments:
         assert c.p_holm == family.adjusted[c.id]
         assert c.decision == "reject_null"

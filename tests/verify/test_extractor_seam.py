@@ -66,7 +66,7 @@ def test_batch_lines_equal_single_judge_json(pilot_dir: Path, tmp_path: Path,
     assert main(["judge", str(pilot_dir), "--batch", str(batch)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(items)
-    for (probe, response), line in zip(items, lines):
+    for (probe, response), line in zip(items, lines, strict=True):
         assert main(["judge", str(pilot_dir), "--probe", probe, "--response", response, "--json"]) == 0
         assert json.loads(line) == json.loads(capsys.readouterr().out)
 

@@ -63,7 +63,7 @@ def distance(v: Vector, w: Vector) -> float | None:
         )
     if any(x is None for x in a) or any(x is None for x in b):
         return None
-    return math.fsum(abs(x - y) for x, y in zip(a, b)) / len(a)  # type: ignore[operator]
+    return math.fsum(abs(x - y) for x, y in zip(a, b, strict=True)) / len(a)  # type: ignore[operator]
 
 
 class CHISRecord(BaseModel):
@@ -117,7 +117,7 @@ def drift(v_t: Vector, v_baseline: Vector) -> Measure:
     d = distance(v_t, v_baseline)
     if d is None:
         return _missing("drift")
-    signed = [x - y for x, y in zip(v_t, v_baseline)]  # type: ignore[operator]
+    signed = [x - y for x, y in zip(v_t, v_baseline, strict=True)]  # type: ignore[operator]
     return Measure(name="drift", value=d, status="ok", detail={"signed": signed})
 
 
@@ -325,7 +325,7 @@ def decay_half_time(times: Sequence[float], effects: Sequence[float | None]) -> 
         return Measure(name="decay_half_time", value=None, status="undefined", detail={"reason": "zero initial effect", **points})
     if any(e is not None and e * e0 < 0 for e in effects):
         return Measure(name="decay_half_time", value=None, status="undefined", detail={"reason": "sign-reversing effect", **points})
-    for t, e in zip(times[1:], effects[1:]):
+    for t, e in zip(times[1:], effects[1:], strict=True):
         if e is None:
             return _missing("decay_half_time", **points)
         if abs(e) <= abs(e0) / 2:

@@ -202,7 +202,7 @@ def q_m(point: MemoryPoint, alpha: Mapping[str, float] | None = None) -> float |
     values = [point.r, point.t, point.s, point.u, point.i, None if point.f is None else 1.0 - point.f]
     if any(v is None for v in values):
         return None
-    return math.prod(v ** a[k] for v, k in zip(values, MEMORY_FACTORS))  # type: ignore[operator]
+    return math.prod(v ** a[k] for v, k in zip(values, MEMORY_FACTORS, strict=True))  # type: ignore[operator]
 
 
 def eimc_from_curve(

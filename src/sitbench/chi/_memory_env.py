@@ -876,7 +876,7 @@ def generate_m6(seed: int) -> MemoryEnvironment:
     order = [*stream, *revocations]
     numbered = _number(order)
     idx = {id(r): k for k, r in enumerate(order)}
-    links = {idx[id(rv)]: ("revokes", idx[id(r)]) for rv, r in zip(revocations, revoked)}
+    links = {idx[id(rv)]: ("revokes", idx[id(r)]) for rv, r in zip(revocations, revoked, strict=True)}
     recs = _finish(numbered, links)
     back = {id(order[k]): recs[k] for k in range(len(order))}
     cp = "after_maintenance"

@@ -260,7 +260,7 @@ def count_many(texts: list[str]) -> list[int]:
 
         if len(_TOKEN_MEMO) > 400_000:
             _TOKEN_MEMO.clear()
-        for t, n in zip(missing, wordpiece_counter().count_many(missing)):
+        for t, n in zip(missing, wordpiece_counter().count_many(missing), strict=True):
             _TOKEN_MEMO[t] = n
     return [_TOKEN_MEMO[t] if t in _TOKEN_MEMO else count_tokens(t) for t in texts]
 

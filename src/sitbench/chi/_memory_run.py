@@ -331,7 +331,7 @@ def _ols_slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
         return None
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     den = sum((x - mx) ** 2 for x in xs)
-    return None if den == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
+    return None if den == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den
 
 
 def _outcomes(results: Sequence[ProbeResult]) -> dict[str, dict[str, int]]:

@@ -91,7 +91,7 @@ def delta_squared(z: Sequence[float], mu: Sequence[float], s: Sequence[float], s
                 f"field 's[{k}]': scale {scale!r} is below the declared floor {floor!r}; "
                 "refit the calibration with the floor applied"
             )
-    return math.fsum(((a - b) / c) ** 2 for a, b, c in zip(zv, mv, sv)) / len(zv)
+    return math.fsum(((a - b) / c) ** 2 for a, b, c in zip(zv, mv, sv, strict=True)) / len(zv)
 
 
 def axis_similarity(

@@ -269,7 +269,7 @@ def eimc_bootstrap(
     q = q_m_array(resample_means(arr, idx), alpha)  # (B, K)
     codes = eimc_codes(q, tau)
     values, counts = np.unique(codes, return_counts=True)
-    cats = [_category(int(c), grid, float(m) / len(codes)) for c, m in zip(values, counts)]
+    cats = [_category(int(c), grid, float(m) / len(codes)) for c, m in zip(values, counts, strict=True)]
     cum = np.cumsum(counts) / len(codes)
     qlo = (1.0 - level) / 2.0
     lo_code = int(values[np.searchsorted(cum, qlo, side="left")])

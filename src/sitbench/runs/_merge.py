@@ -98,7 +98,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
     stores = [RunStore(s).require() for s in shards]
     manifests = [s.manifest() for s in stores]
     first = manifests[0]
-    for path, manifest in zip(shards[1:], manifests[1:]):
+    for path, manifest in zip(shards[1:], manifests[1:], strict=True):
         for name in _SAME:
             if _field(manifest, name) != _field(first, name):
                 raise InputError(f"{path}/manifest.json: field '{name}' differs from {shards[0]}'s "
@@ -108,7 +108,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
     merged: dict[str, TrialRecord] = {}
     source: dict[str, Path] = {}
     duplicates = 0
-    for path, store in zip(shards, stores):
+    for path, store in zip(shards, stores, strict=True):
         for record in store.trials():
             seen = merged.get(record.trial_id)
             if seen is None:
@@ -143,7 +143,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
 
     report = MergeReport(
         shards=[{"dir": p.name, "run_id": m.run_id, "shard": m.shard, "counts": m.counts,
-                 "git_commit": m.git_commit} for p, m in zip(shards, manifests)],
+                 "git_commit": m.git_commit} for p, m in zip(shards, manifests, strict=True)],
         trials=len(records), duplicates=duplicates, missing=missing, scores_merged=scored)
     finished = [m.finished_at for m in manifests]
     summary = summarize_trials(records)

@@ -628,7 +628,7 @@ class Vocabulary:
                 for form in self._forms:
                     hits = [here.get(i) for i in form.parts]
                     if all(hits) or (there and any(hits) and all(
-                            h or (topic and i in there) for h, i, topic in zip(hits, form.parts, form.topic))):
+                            h or (topic and i in there) for h, i, topic in zip(hits, form.parts, form.topic, strict=True))):
                         start, end = next(h for h in reversed(hits) if h is not None)
                         found.append((form.prop, start, end))
         if self._stances:
@@ -1443,7 +1443,7 @@ def _stance_index(universe: Sequence[Proposition]) -> list[_Stance]:
         stems = [{_stem(w) for w in _content_words(" ".join([p.value, *(f.replace("+", " ") for f in p.surface_forms)]))}
                  for p in stances]
         topic = frozenset(set.intersection(*stems)) if stems else frozenset()
-        for prop, own in zip(stances, stems):
+        for prop, own in zip(stances, stems, strict=True):
             others = set().union(*(o for o in stems if o is not own))
             distinctive = frozenset(own - others - topic)
             if distinctive:

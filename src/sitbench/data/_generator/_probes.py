@@ -577,13 +577,13 @@ class ProbeBuilder:
         self._fill(n // 2, allowed, make_allowed, f"E disclosure for member {m}")
 
     def _beliefs(self, n: int) -> None:
-        plans = list(zip(self.plan.members[0].beliefs, self.plan.members[1].beliefs))
+        plans = list(zip(self.plan.members[0].beliefs, self.plan.members[1].beliefs, strict=True))
         cands = [(i, tau, tmpl) for i in range(len(plans)) for tau in self.plan.checkpoints for tmpl in BELIEF_Q]
 
         def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list, history: bool,  # noqa: ANN001
                      view_asked: bool = True) -> Spec:
             b = plans[i][m]
-            held = [p for p, t in zip(b.stances, b.dates) if t <= tau]
+            held = [p for p, t in zip(b.stances, b.dates, strict=True) if t <= tau]
             all_stances = [self.reg.get(p) for p in self.plan.members[m].beliefs[i].stances]
             every = [p.prop_id for p in self.reg.props if p.slot == all_stances[0].slot and p.predicate == "stance"]
             if len(held) > 1:

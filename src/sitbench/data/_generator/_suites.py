@@ -184,7 +184,7 @@ def _assemble(suite: str, seed: int, reg: RegistryBuilder, built: list[_BuiltPai
         # Which member becomes "A" is drawn from the seed, once per base pair (all E6 horizons agree).
         order = [0, 1] if random.Random(derive_seed(seed, bp.split, bp.index, "order")).random() < 0.5 else [1, 0]
         named = {}
-        for slot, m in zip("AB", order):
+        for slot, m in zip("AB", order, strict=True):
             while (subject := f"{ID_PREFIX}S{rng.getrandbits(32):08x}") in subjects:
                 pass
             subjects.add(subject)
@@ -300,7 +300,7 @@ def datasheet(suite: str, seed: int, built: list[_BuiltPair], content: DatasetCo
               "- English only, British spelling, one register (short past-tense records without a subject).",
               ]
     lines += ["", "## Seeds", "", "| pair | split | pair seed | attempts |", "|---|---|---|---|"]
-    for pair, bp in zip(content.pairs, built):
+    for pair, bp in zip(content.pairs, built, strict=True):
         lines.append(f"| {pair.pair_id} | {bp.split} | {bp.seed} | {bp.attempts} |")
     lines += ["", "## Rejections", "",
               "Pairs failing a construction check (profile equality, history inequality, chronology, "

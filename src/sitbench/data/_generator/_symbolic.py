@@ -573,7 +573,7 @@ def _assemble(plan: PairPlan, member: Member, events: list[SymEvent]) -> Lineage
             shared_events=[ids[e.key] for e in events if e.session_id and _id(c) in e.participants]))
     beliefs = [Belief(belief_id=f"B-{b.topic.keyword.replace(' ', '-')}", topic=b.topic.topic,
                       versions=[BeliefVersion(t=t, prop_id=p, event_id=ids[k])
-                                for t, p, k in zip(b.dates, b.stances, b.keys)],
+                                for t, p, k in zip(b.dates, b.stances, b.keys, strict=True)],
                       change_prop_id=b.change) for b in member.beliefs]
     return Lineage(lineage_id="?", subject="?", invariants=plan.invariants, occupations=plan.occupations,
                    checkpoints=plan.checkpoints, events=out, acquisitions=acquisitions, relationships=relationships,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, Bounded
+from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, SEED, Bounded
 from sitbench.errors import InputError
 from sitbench.res import (
     CLAIM_CEILING,
@@ -103,6 +103,28 @@ def _print_score(score: ResScore) -> None:
               help="Maximum output tokens per call.")
 @click.option("--temperature", default=0.0, show_default=True, type=Bounded(float, 0, 2),
               help="Sampling temperature, 0–2 (0 requests greedy decoding).")
+@click.option("--top-p", default=1.0, show_default=True, type=Bounded(float, 0, 1, low_open=True),
+              help="Nucleus sampling mass, in (0, 1].")
+@click.option("--seed", default=0, show_default=True, type=SEED,
+              help="Decoding seed for providers that take one (0 … 2**63 − 1); the execution order's seed is "
+                   "fixed by the preregistration.")
+@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server (openai/ models).")
+@click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
+@click.option("--timeout", "timeout_s", default=None, type=Bounded(float, 0, 86_400, low_open=True),
+              help="Per-call timeout in seconds (remote models; > 0).")
+@click.option("--max-retries", default=None, type=Bounded(int, 0, 100),
+              help="Retries of a failed call (timeout, refused or reset connection, rate limit, 5xx) before the "
+                   "cell is recorded as an error (remote models) [default: 4, with exponential backoff].")
+@click.option("--cache/--no-cache", default=False, show_default=True,
+              help="Serve repeated requests from the SQLite response cache and store new answers there "
+                   "(drops are never stored; mock candidates never use it).")
+@click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
+@click.option("--epoch", default=0, show_default=True, type=Bounded(int, 0, 1_000_000),
+              help="Repetition index; part of the cache key, so a new epoch samples afresh.")
+@click.option("--max-drop-rate", default=None, type=Bounded(float, 0, 1),
+              help="Share of error cells (failed calls) above which the command exits with code 4 after "
+                   "writing everything [default: no limit; the preregistration keeps errors as data].")
 @click.option("--overwrite", is_flag=True, help="Replace an existing results.jsonl in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
@@ -112,18 +134,34 @@ def run(
     concurrency: int,
     max_tokens: int,
     temperature: float,
+    top_p: float,
+    seed: int,
+    base_url: str | None,
+    api_key_env: str | None,
+    timeout_s: float | None,
+    max_retries: int | None,
+    cache: bool,
+    cache_path: Path | None,
+    epoch: int,
+    max_drop_rate: float | None,
     overwrite: bool,
     as_json: bool,
 ) -> None:
     """Run every model x scenario x condition cell once (order shuffled with seed
     20260910), write DIR/results.jsonl as cells finish, then DIR/summary.json and
     DIR/manifest.json. Failed calls stay in the results with status "error".
+    Candidates, the response cache (--cache) and the progress display are those
+    of `sitbench run`.
+
+    Exit codes: 0 done; 2 bad input; 4 more error cells than --max-drop-rate
+    allows (when given).
 
     \b
     Examples:
       sitbench res run --model local/smollm2 --out runs/res1
+      sitbench res run --model openai/gpt-4o-mini --cache --out runs/res2
     """
-    from sitbench.candidates import DecodingConfig, get_candidate
+    from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir, get_candidate
 
     specs = list(models) or list(DEFAULT_MODELS)
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
@@ -138,25 +176,67 @@ def run(
             f"{results_path}: already exists; choose a new --out or pass --overwrite"
         )
     scenarios = load_scenarios(scenarios_path)
-    candidates = {spec: get_candidate(spec) for spec in specs}
-    decoding = DecodingConfig(temperature=temperature, max_tokens=max_tokens)
-    score = asyncio.run(
-        run_battery(
-            specs,
-            candidates,
-            scenarios,
-            out_dir,
-            scenarios_source=str(scenarios_path) if scenarios_path else "sitbench.res/scenarios.jsonl",
-            scenarios_sha256=scenarios_sha256(scenarios_path),
-            decoding=decoding,
-            concurrency=concurrency,
+    # The same candidate options as `sitbench run`, passed only when given.
+    options: dict[str, object] = {}
+    if base_url:
+        options["base_url"] = base_url
+    if api_key_env:
+        options["api_key_env"] = api_key_env
+    if timeout_s is not None:
+        options["timeout_s"] = timeout_s
+    if max_retries is not None:
+        options["max_retries"] = max_retries
+    candidates = {spec: get_candidate(spec, **options) for spec in specs}
+    decoding = DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
+    response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
+    try:
+        score = asyncio.run(
+            run_battery(
+                specs,
+                candidates,
+                scenarios,
+                out_dir,
+                scenarios_source=str(scenarios_path) if scenarios_path else "sitbench.res/scenarios.jsonl",
+                scenarios_sha256=scenarios_sha256(scenarios_path),
+                decoding=decoding,
+                concurrency=concurrency,
+                response_cache=response_cache,
+                epoch=epoch,
+            )
         )
-    )
+    finally:
+        if response_cache is not None:
+            response_cache.close()
     if as_json:
         click.echo(json.dumps(score.model_dump(mode="json"), indent=2))
     else:
         _print_score(score)
         click.echo(f"wrote {results_path}, {out_dir / 'summary.json'}, {out_dir / 'manifest.json'}")
+    _report_errors(results_path, max_drop_rate)
+
+
+#: Exit code when the share of error cells exceeds --max-drop-rate (as `sitbench run`'s dropped trials).
+EXIT_TOO_MANY_ERRORS = 4
+
+
+def _report_errors(results_path: Path, max_drop_rate: float | None) -> None:
+    """Error cells by reason on stderr, as `sitbench run` lists dropped trials; exit 4 above the rate."""
+    from collections import Counter
+
+    from sitbench.res import read_results
+
+    rows = [row for _, row in read_results(results_path)]
+    errors = [row for row in rows if row.status == "error"]
+    if not errors:
+        return
+    reasons = Counter((row.error or "unknown").split(":")[0] for row in errors)
+    listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
+    click.echo(f"warning: {len(errors)} of {len(rows)} cells failed ({listed}); they stay in the results with "
+               "status \"error\" and count as missing in the score.", err=True)
+    if max_drop_rate is not None and len(errors) / len(rows) > max_drop_rate:
+        click.echo(f"error: {len(errors) / len(rows):.1%} of cells failed, above --max-drop-rate "
+                   f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_ERRORS})", err=True)
+        raise click.exceptions.Exit(EXIT_TOO_MANY_ERRORS)
 
 
 @res.command("score")

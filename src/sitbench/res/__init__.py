@@ -25,6 +25,7 @@ from sitbench.res._runner import (
     execution_plan,
     run_battery,
     run_cells,
+    summarize_rows,
 )
 from sitbench.res._scenarios import (
     CATEGORIES,
@@ -80,7 +81,9 @@ __all__ = [
     "read_results",
     "run_battery",
     "run_cells",
+    "scenarios_sha256",
     "score_file",
     "score_results",
+    "summarize_rows",
     "tokens_present",
 ]

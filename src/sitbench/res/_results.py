@@ -57,6 +57,8 @@ class ResultRow(BaseModel):
     """Retries the candidate spent on this call."""
     latency_s: float = 0.0
     """Wall time of the call, including retries."""
+    cached: bool = False
+    """True when the response came from the response cache (``--cache``), not a new call."""
     finished_at: str | None = None
     """UTC time the cell finished, ISO 8601."""
 

@@ -1,13 +1,23 @@
-"""Run the RES battery: every model × scenario × condition cell once, in seeded order."""
+"""Run the RES battery: every model × scenario × condition cell once, in seeded order.
+
+RES shares the common run machinery where it fits: candidates are built by
+``sitbench.candidates.get_candidate`` with the options ``sitbench run`` passes, the
+response cache is :class:`sitbench.candidates.CachedCandidate` over a
+:class:`sitbench.candidates.ResponseCache` (mocks bypass it), progress goes through
+:func:`sitbench.runs.progress_display`, and the manifest carries the provenance and
+accounting fields of :class:`sitbench.runs.RunManifest` under the same names
+(``package_version``, ``git_commit``, ``created_at``, ``seeds``, ``cache``, ``counts``,
+``models_sent``, ``returned_models``, ``system_fingerprints``). A cell is not a
+``runs.Runner`` trial: there is no SIT dataset, configuration or contract behind it, and
+its row (``results.jsonl``) is the preregistered RES format, kept as it is.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
-import os
 import random
-import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,12 +25,15 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from sitbench._version import __version__
+from sitbench._version import __version__, git_commit
 from sitbench.candidates import (
+    CachedCandidate,
     Candidate,
     CandidateRequest,
     CandidateResponse,
     DecodingConfig,
+    ResponseCache,
+    bypasses_cache,
 )
 from sitbench.res._parse import parse_action
 from sitbench.res._prompts import CONDITIONS, Condition, build_messages, build_view
@@ -130,6 +143,7 @@ def result_row(
             usage=response.usage,
             retries=response.retries,
             latency_s=response.latency_s,
+            cached=response.cached,
         )
     if response is None or response.status == "drop" or response.text is None:
         reason = failure or (response.drop_reason if response is not None else None)
@@ -200,10 +214,57 @@ async def run_cells(
     return written
 
 
-def _progress_enabled() -> bool:
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        return False
-    return sys.stderr.isatty()
+def with_cache(
+    candidates: dict[str, Candidate], cache: ResponseCache | None, epoch: int = 0
+) -> tuple[dict[str, Candidate], dict[str, Any]]:
+    """Wrap each candidate in the response cache, as ``sitbench run`` does.
+
+    Args:
+        candidates: One built candidate per spec.
+        cache: The response cache; ``None`` runs without one.
+        epoch: Repetition index (part of the cache key).
+
+    Returns:
+        The candidates to call, and the manifest's ``cache`` block (``enabled``, ``epoch``
+        and, per spec, why a candidate bypassed the cache).
+    """
+    if cache is None:
+        return dict(candidates), {"enabled": False}
+    wrapped: dict[str, Candidate] = {}
+    bypassed: dict[str, str] = {}
+    for spec, candidate in candidates.items():
+        if bypasses_cache(candidate):
+            wrapped[spec] = candidate
+            bypassed[spec] = "deterministic mock candidates are never cached"
+        else:
+            wrapped[spec] = CachedCandidate(candidate, cache, epoch)
+    fields: dict[str, Any] = {"enabled": len(bypassed) < len(candidates), "epoch": epoch}
+    if bypassed:
+        fields["bypassed"] = bypassed
+    return wrapped, fields
+
+
+def summarize_rows(rows: Sequence[ResultRow]) -> dict[str, Any]:
+    """The manifest's accounting fields, named as in :class:`sitbench.runs.RunManifest`.
+
+    ``counts``: ``attempted`` (cells), ``completed`` (cells with a response text, ``ok``
+    or ``invalid``), ``dropped`` (status ``error``: a drop, a timeout or an exception),
+    ``retries``, ``calls`` and ``cache_hits``; and the distinct ``models_sent``,
+    ``returned_models`` and ``system_fingerprints``.
+    """
+    counts = {"attempted": len(rows), "completed": 0, "dropped": 0, "retries": 0, "calls": len(rows),
+              "cache_hits": 0}
+    for row in rows:
+        counts["completed"] += row.status != "error"
+        counts["dropped"] += row.status == "error"
+        counts["retries"] += row.retries
+        counts["cache_hits"] += row.cached
+    return {
+        "counts": counts,
+        "models_sent": sorted({r.model_sent for r in rows if r.model_sent}),
+        "returned_models": sorted({r.returned_model for r in rows if r.returned_model}),
+        "system_fingerprints": sorted({r.system_fingerprint for r in rows if r.system_fingerprint}),
+    }
 
 
 def _write_json(path: Path, payload: Any) -> None:
@@ -221,6 +282,8 @@ async def run_battery(
     decoding: DecodingConfig,
     concurrency: int = 4,
     progress: bool | None = None,
+    response_cache: ResponseCache | None = None,
+    epoch: int = 0,
 ) -> ResScore:
     """Run the battery into ``out_dir`` and score it.
 
@@ -236,10 +299,19 @@ async def run_battery(
         scenarios_sha256: SHA-256 of the scenario file, for the manifest.
         decoding: Decoding parameters sent with every call.
         concurrency: Maximum calls in flight.
-        progress: Show a progress bar; ``None`` decides from the terminal and ``CI``.
+        progress: ``False`` shows nothing; otherwise :func:`sitbench.runs.progress_display`
+            (a live bar on a terminal, rate-limited lines in a log), as ``sitbench run``.
+        response_cache: Serve repeated requests from this cache and store new answers
+            there (mocks bypass it); ``None`` runs without one.
+        epoch: Repetition index; part of the cache key, so a new epoch samples afresh.
     """
+    from sitbench.runs import progress_display
+
     out_dir.mkdir(parents=True, exist_ok=True)
     plan = execution_plan(models, scenarios)
+    callers, cache_fields = with_cache(candidates, response_cache, epoch)
+    providers = {str(p) for p in (candidates[spec].describe().get("provider") for spec in models) if p}
+    started = _now()
     manifest: dict[str, Any] = {
         "battery": "res",
         "preregistration": "RES actor-indexed episodic-continuity specificity battery (2026-09-10)",
@@ -257,22 +329,26 @@ async def run_battery(
         "decoding": decoding.model_dump(),
         "concurrency": concurrency,
         "sitbench_version": __version__,
-        "started_at": _now(),
+        "started_at": started,
         "finished_at": None,
+        # The same facts under the names of sitbench.runs.RunManifest; the fields above stay for
+        # readers of older RES manifests.
+        "package_version": __version__,
+        "git_commit": git_commit(),
+        "created_at": started,
+        "provider": providers.pop() if len(providers) == 1 else None,
+        "seeds": {"execution": EXECUTION_SEED, **({"decoding": decoding.seed} if decoding.seed is not None else {})},
+        "cache": cache_fields,
     }
     _write_json(out_dir / MANIFEST_FILE, manifest)
-    show = _progress_enabled() if progress is None else progress
     with (out_dir / RESULTS_FILE).open("w", encoding="utf-8") as sink:
-        if show:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            with Progress(console=Console(stderr=True), transient=False) as bar:
+        if progress is not False:
+            with progress_display("RES") as bar:
                 task = bar.add_task("RES cells", total=len(plan))
                 rows = await run_cells(
                     plan,
                     scenarios,
-                    candidates,
+                    callers,
                     sink,
                     decoding=decoding,
                     concurrency=concurrency,
@@ -280,7 +356,7 @@ async def run_battery(
                 )
         else:
             rows = await run_cells(
-                plan, scenarios, candidates, sink, decoding=decoding, concurrency=concurrency
+                plan, scenarios, callers, sink, decoding=decoding, concurrency=concurrency
             )
     score = score_results(rows, scenarios, source=str(out_dir / RESULTS_FILE))
     _write_json(out_dir / SUMMARY_FILE, score.model_dump(mode="json"))
@@ -288,5 +364,6 @@ async def run_battery(
     manifest["status_counts"] = {
         status: sum(1 for row in rows if row.status == status) for status in ("ok", "invalid", "error")
     }
+    manifest.update(summarize_rows(rows))
     _write_json(out_dir / MANIFEST_FILE, manifest)
     return score

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sitbench._version import __version__
+from sitbench._version import __version__, git_commit
 from sitbench.agents import (
     AgentFailure,
     AgentManifest,
@@ -42,7 +42,7 @@ from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
-from sitbench.runs._runner import Runner, RunOptions, _git_commit, dataset_fields
+from sitbench.runs._runner import Runner, RunOptions, dataset_fields
 from sitbench.runs._store import RunStore
 from sitbench.schema import Query, SubjectEvidence, envelope_for
 from sitbench.stores import load_dataset
@@ -176,7 +176,7 @@ class AgentRunner(Runner):
         return RunManifest(
             run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
             created_at=existing.created_at if existing else started,
-            package_version=__version__, git_commit=_git_commit(), dataset=dataset_fields(self.ds),
+            package_version=__version__, git_commit=git_commit(), dataset=dataset_fields(self.ds),
             configs=[AGENT_CONFIG], handler="native",
             candidate={"spec": self.model, "provider": "agent", "transport": self.agent.transport.value,
                        **info.model_dump(mode="json")},

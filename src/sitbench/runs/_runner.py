@@ -7,14 +7,13 @@ import contextlib
 import datetime as dt
 import fcntl
 import os
-import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from sitbench._version import __version__
+from sitbench._version import __version__, git_commit
 from sitbench.candidates import (
     CachedCandidate,
     Candidate,
@@ -81,15 +80,6 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     if not 1 <= i <= n:
         raise InputError(f"--shard {value!r}: need 1 ≤ i ≤ n")
     return i, n
-
-
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
-                             check=False, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def trial_ids(ds: LoadedDataset, configs: list[str], shard: tuple[int, int] | None) -> list[tuple[str, str]]:
@@ -198,7 +188,7 @@ class Runner:
         return RunManifest(
             run_id=existing.run_id if existing else uuid.uuid4().hex[:12],
             created_at=existing.created_at if existing else started,
-            package_version=__version__, git_commit=_git_commit(), dataset=dataset_fields(self.ds),
+            package_version=__version__, git_commit=git_commit(), dataset=dataset_fields(self.ds),
             configs=o.configs, handler=o.handler, candidate={"spec": self.model} | describe,
             provider=str(describe.get("provider")) if describe.get("provider") else None,
             cache=self._cache_fields(),

@@ -50,7 +50,7 @@ def test_an_installed_candidate_is_found_by_its_prefix(monkeypatch: pytest.Monke
     monkeypatch.setattr(_registry.CANDIDATES, "_local", dict(_registry.CANDIDATES._local))
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         _entry_points(CANDIDATE_ENTRY_POINTS, "acme", "sitbench.candidates.mock:oracle_factory"))
-    with pytest.raises(InputError, match="the installed candidate sitbench.candidates.mock:oracle_factory cannot"):
+    with pytest.raises(InputError, match=r"the installed candidate sitbench\.candidates\.mock:oracle_factory cannot"):
         get_candidate("acme/x")
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         _entry_points(CANDIDATE_ENTRY_POINTS, "acme", "sitbench.candidates.mock:mock_candidate"))

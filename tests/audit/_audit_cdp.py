@@ -7,6 +7,7 @@ test to click, type, read the DOM and watch the network of one page.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -144,10 +145,8 @@ class Browser:
             self.send("Input.dispatchMouseEvent", params)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the browser may already be gone
             self.send("Browser.close", browser=True)
-        except Exception:  # noqa: BLE001  (already gone)
-            pass
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:

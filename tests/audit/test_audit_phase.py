@@ -63,9 +63,9 @@ def heldout_sample(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def test_sampling_keeps_the_phases_apart(demo_dir: Path) -> None:
     units, *_ = load_population([demo_dir / "run-oracle"])
-    with pytest.raises(InputError, match="--phase heldout.*not a held-out one"):
+    with pytest.raises(InputError, match=r"--phase heldout.*not a held-out one"):
         check_phase(units, "heldout")
-    with pytest.raises(InputError, match="--phase dev.*held-out pair"):
+    with pytest.raises(InputError, match=r"--phase dev.*held-out pair"):
         check_phase([replace(units[0], split="heldout"), *units[1:]], "dev")
     check_phase(units, "dev")
 

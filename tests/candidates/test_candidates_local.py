@@ -56,7 +56,7 @@ def test_unknown_local_model_lists_the_known_ones() -> None:
 
 @pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
 def test_bad_gguf_paths_are_input_errors(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="does not exist; give the path of a .gguf"):
+    with pytest.raises(InputError, match=r"does not exist; give the path of a \.gguf"):
         get_candidate(f"llamacpp/{tmp_path / 'absent.gguf'}")
     fake = tmp_path / "fake.gguf"
     fake.write_bytes(b"not a model")
@@ -95,12 +95,11 @@ def test_server_start_failure_reports_its_output(tmp_path: Path) -> None:
 
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 64)
-    with pytest.raises(LocalServerError, match=r"exited with code \d+ before answering; its output ends: .+"):
-        with serve_local_model(broken, startup_timeout_s=60):
-            pass
-    with pytest.raises(LocalServerError, match="does not exist"):
-        with serve_local_model(tmp_path / "absent.gguf"):
-            pass
+    with (pytest.raises(LocalServerError, match=r"exited with code \d+ before answering; its output ends: .+"),
+          serve_local_model(broken, startup_timeout_s=60)):
+        pass
+    with pytest.raises(LocalServerError, match="does not exist"), serve_local_model(tmp_path / "absent.gguf"):
+        pass
 
 
 # --- the real model --------------------------------------------------------------
@@ -221,9 +220,9 @@ def test_fault_proxy_in_front_of_llama_server(smollm2_server: str) -> None:
 def test_local_server_is_stopped_after_the_block(smollm2_path: Path) -> None:
     from sitbench.candidates import serve_local_model
 
-    with serve_local_model(smollm2_path, n_ctx=512) as base_url:
-        with urllib.request.urlopen(f"{base_url}/models", timeout=5) as reply:
-            assert reply.status == 200
+    with (serve_local_model(smollm2_path, n_ctx=512) as base_url,
+          urllib.request.urlopen(f"{base_url}/models", timeout=5) as reply):
+        assert reply.status == 200
     with pytest.raises((urllib.error.URLError, ConnectionError)):
         urllib.request.urlopen(f"{base_url}/models", timeout=2)
 

@@ -252,7 +252,7 @@ def test_other_400_is_bad_request_without_retry() -> None:
 def test_auth_failure_raises_input_error_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_GATEWAY_KEY", "k-123456789")
     rec = Recorder([httpx.Response(401, json={"error": {"message": "Incorrect API key k-123456789"}})])
-    with pytest.raises(InputError, match="HTTP 401.*MY_GATEWAY_KEY") as info:
+    with pytest.raises(InputError, match=r"HTTP 401.*MY_GATEWAY_KEY") as info:
         ask(make(rec, api_key_env="MY_GATEWAY_KEY"))
     assert "k-123456789" not in str(info.value)
     assert len(rec.bodies) == 1
@@ -260,7 +260,7 @@ def test_auth_failure_raises_input_error_naming_the_variable(monkeypatch: pytest
 
 def test_not_found_raises_input_error_about_model_and_base_url() -> None:
     rec = Recorder([httpx.Response(404, json={"error": {"message": "model 'gpt-test' not found"}})])
-    with pytest.raises(InputError, match="404.*model 'gpt-test' not found.*base_url"):
+    with pytest.raises(InputError, match=r"404.*model 'gpt-test' not found.*base_url"):
         ask(make(rec))
 
 

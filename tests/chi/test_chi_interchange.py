@@ -157,7 +157,7 @@ def test_records_must_match_manifest_and_each_other() -> None:
         validate_records(m, [parse_observation(base_record() | {"version": "0.0"}, "x")])
     with pytest.raises(InputError, match="config_hash"):
         validate_records(parse_manifest(base_manifest(config_hash="zz")), [r])
-    with pytest.raises(InputError, match="feature_schemas.probe"):
+    with pytest.raises(InputError, match=r"feature_schemas\.probe"):
         validate_records(m, [parse_observation(base_record() | {"features": [0.1]}, "x")])
     m2 = parse_manifest(base_manifest(feature_schemas={"probe": ["a", "b"]}))
     with pytest.raises(InputError, match="new series"):

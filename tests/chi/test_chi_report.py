@@ -15,7 +15,7 @@ def demo():  # type: ignore[no-untyped-def]
 
 
 def test_demo_shape_and_labels(demo) -> None:  # type: ignore[no-untyped-def]
-    m, obs, rep = demo
+    _, _, rep = demo
     assert rep.n_clusters == 8 and rep.steps == [0, 1, 2, 3, 4] and rep.n_records == 40
     assert rep.load_grid == [1, 2, 4, 8, 16]
     assert rep.evidence_class == "synthetic-demonstration" and rep.synthetic is True
@@ -25,7 +25,7 @@ def test_demo_shape_and_labels(demo) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_chi_of_mean_h_and_mean_of_run_chi_are_separate_estimands(demo) -> None:  # type: ignore[no-untyped-def]
-    m, obs, rep = demo
+    _, obs, rep = demo
     for c in rep.checkpoints:
         rows = [o for o in obs if o.step == c.step]
         mean_h = {a: float(np.mean([o.human_similarity[a] for o in rows])) for a in AXES}  # type: ignore[index]
@@ -38,7 +38,7 @@ def test_chi_of_mean_h_and_mean_of_run_chi_are_separate_estimands(demo) -> None:
 
 
 def test_memory_curve_aggregates_clusters_equally_and_keeps_counts(demo) -> None:  # type: ignore[no-untyped-def]
-    m, obs, rep = demo
+    _, obs, rep = demo
     c0 = rep.checkpoints[0]
     rows = [o for o in obs if o.step == 0]
     r_mean = float(np.mean([o.memory.points[1].r for o in rows]))  # type: ignore[union-attr]
@@ -52,7 +52,7 @@ def test_memory_curve_aggregates_clusters_equally_and_keeps_counts(demo) -> None
 
 
 def test_task_denominators_are_summed_over_runs(demo) -> None:  # type: ignore[no-untyped-def]
-    m, obs, rep = demo
+    _, obs, rep = demo
     t = rep.checkpoints[0].task_results["R1"]
     assert t["total"] == 8 * 20 and t["n_runs"] == 8
     assert t["correct"] == sum(next(x for x in o.task_results if x.test_id == "R1").correct for o in obs if o.step == 0)  # type: ignore[union-attr, misc]

@@ -212,19 +212,19 @@ def test_grouped_by_config_in_sorted_order() -> None:
 
 def test_duplicate_trial_is_an_input_error() -> None:
     first = rec("L-1A", "A", True, trial="PR-01")
-    with pytest.raises(InputError, match="PR-01.*appears twice"):
+    with pytest.raises(InputError, match=r"PR-01.*appears twice"):
         compute_metrics([first, first])
 
 
 def test_completed_trial_without_verdict_is_an_input_error() -> None:
     broken = rec("L-1A", "A", True, trial="PR-02").model_copy(update={"verdict": None})
-    with pytest.raises(InputError, match="B:PR-02.*'verdict'"):
+    with pytest.raises(InputError, match=r"B:PR-02.*'verdict'"):
         compute_metrics([broken])
 
 
 def test_theorem_qualified_trial_without_partner_is_an_input_error() -> None:
     broken = rec("L-1A", "A", True, partner=False, trial="PR-03").model_copy(update={"partner": None})
-    with pytest.raises(InputError, match="B:PR-03.*'partner'.*rescore"):
+    with pytest.raises(InputError, match=r"B:PR-03.*'partner'.*rescore"):
         compute_metrics([broken])
 
 
@@ -285,11 +285,11 @@ def test_properties_bounds_and_oracle(spec: list[tuple[str, str, bool | None, bo
 
 def test_lineage_in_two_pairs_is_an_input_error() -> None:
     moved = rec("L-1A", "A", True, trial="PR-04").model_copy(update={"pair_id": "P2"})
-    with pytest.raises(InputError, match="B:PR-04.*'pair_id'.*exactly one pair"):
+    with pytest.raises(InputError, match=r"B:PR-04.*'pair_id'.*exactly one pair"):
         compute_metrics([rec("L-1A", "B", True), moved])
 
 
 def test_pair_with_three_lineages_is_an_input_error() -> None:
     third = rec("L-2A", "A", True, trial="PR-05").model_copy(update={"pair_id": "P1"})
-    with pytest.raises(InputError, match="B:PR-05.*L-1A, L-1B, L-2A"):
+    with pytest.raises(InputError, match=r"B:PR-05.*L-1A, L-1B, L-2A"):
         compute_metrics([rec("L-1A", "A", True), rec("L-1B", "A", True), third])

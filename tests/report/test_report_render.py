@@ -211,7 +211,7 @@ def test_optional_sections_from_analysis_chi_and_res(tmp_path: Path, demo_runs: 
 def test_missing_manifest_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = small_run(tmp_path / "r1")
     (run / "manifest.json").unlink()
-    with pytest.raises(InputError, match="manifest.json: file not found"):
+    with pytest.raises(InputError, match=r"manifest\.json: file not found"):
         write_report([run], tmp_path / "report.html")
     assert main(["report", str(run), "--out", str(tmp_path / "report.html")]) == 2
     err = capsys.readouterr().err

@@ -168,7 +168,7 @@ def test_full_scenario_rejects_ideal_outside_tokens(tmp_path: Path) -> None:
     row = json.loads(SCENARIOS[0].model_dump_json())
     row["self_ideal"] = "SOMETHING_ELSE"
     path = _write(tmp_path, [row])
-    with pytest.raises(InputError, match="line 1: field '\\(row\\)'|must be the two action tokens"):
+    with pytest.raises(InputError, match=r"line 1: field '\(row\)'|must be the two action tokens"):
         load_scenarios(path)
 
 

@@ -141,7 +141,7 @@ def test_a_failed_write_leaves_no_partial_file(
         raise OSError(28, "No space left on device")  # ...then the disk fills up
 
     monkeypatch.setattr(np, "save", broken_save)
-    with pytest.raises(InputError, match="cannot write .*No space left on device"):
+    with pytest.raises(InputError, match=r"cannot write .*No space left on device"):
         DenseRetriever(minilm, tmp_path).index(DOCS[:1])
     monkeypatch.setattr(np, "save", real_save)
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

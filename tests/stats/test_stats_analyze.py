@@ -353,7 +353,7 @@ def test_analyze_runs_refuses_two_models(tmp_path: Path) -> None:
                                decoding=DecodingConfig(), templates_sha256="0")
         (run / "manifest.json").write_text(manifest.model_dump_json(), encoding="utf-8")
         runs.append(run)
-    with pytest.raises(InputError, match="candidate.spec"):
+    with pytest.raises(InputError, match=r"candidate\.spec"):
         analyze_runs(runs)
 
 
@@ -381,6 +381,6 @@ def test_fast_reader_errors_name_file_and_line(tmp_path: Path, edit, fragment: s
     run = tmp_path / "run"
     run.mkdir()
     (run / "scores.jsonl").write_text("\n".join(edit([first.model_dump_json()])) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match="scores.jsonl") as error:
+    with pytest.raises(InputError, match=r"scores\.jsonl") as error:
         load_score_rows(run)
     assert fragment in str(error.value)

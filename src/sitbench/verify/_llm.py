@@ -19,6 +19,7 @@ same extractor calls no model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -497,10 +498,8 @@ class LLMExtractor:
         """Close the candidate's clients, the event-loop thread and the cache."""
         closer = getattr(self.candidate, "aclose", None)
         if closer is not None:
-            try:
+            with contextlib.suppress(Exception):  # closing is best effort
                 self._loop.run(closer())
-            except Exception:  # noqa: BLE001 - closing is best effort
-                pass
         self._loop.close()
         if self._store is not None:
             self._store.close()

@@ -550,7 +550,7 @@ def _assemble(plan: PairPlan, member: Member, events: list[SymEvent]) -> Lineage
     acquisitions = [AcquisitionEdge(prop_id=a.knows, t=a.t, source_event=ids[a.source_key],
                                     provenance=_PROV[a.provenance]) for a in member.acquired]
     assert member.skill is not None
-    skill_name, sp, st, sk = member.skill
+    _, sp, st, sk = member.skill
     acquisitions.append(AcquisitionEdge(prop_id=sp, t=st, source_event=ids[sk], provenance=Provenance.TRAINING))
     acquisitions.sort(key=lambda a: (a.t, a.prop_id))
     sib, relation = plan.sibling

@@ -8,7 +8,7 @@ import datetime as dt
 import fcntl
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -31,10 +31,11 @@ from sitbench.configs import (
 )
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
+from sitbench.runs._group_commit import GroupCommitWriter
 from sitbench.runs._records import RunManifest, TrialRecord
 from sitbench.runs._schedule import run_trial
 from sitbench.runs._store import RunStore
-from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file, write_jsonl
+from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file
 
 
 @dataclass
@@ -238,41 +239,53 @@ class Runner:
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
                 if f"{c}:{p}" not in done]
         semaphore = asyncio.Semaphore(max(1, self.options.max_connections))
-        lock = asyncio.Lock()
 
         async def one(config: str, probe_id: str) -> None:
             async with semaphore:
                 record = await self._trial(config, probe_id)
-            async with lock:
-                self.store.append_trial(record)
-                if self.on_trial:
-                    self.on_trial(record)
+            # Reported only once done (its line written and fsynced): see GroupCommitWriter.
+            await writer.append(record)
+            if self.on_trial:
+                self.on_trial(record)
 
-        await asyncio.gather(*(one(c, p) for c, p in todo))
-        trials = self.store.trials()  # one per trial: a re-attempted drop's later record stands
+        async with GroupCommitWriter(self.store.responses_path) as writer:
+            await asyncio.gather(*(one(c, p) for c, p in todo))
         order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
                                                                     self.options.shard))}
-        canonical = sorted(trials, key=lambda t: order.get(t.trial_id, len(order)))
-        if self.store.superseded or [t.trial_id for t in canonical] != [t.trial_id for t in trials]:
-            write_jsonl(self.store.responses_path, canonical)
+        # One line per trial (a re-attempted drop's later record stands), in canonical order; the lines
+        # are copied, and the summary reads the records one at a time, so no list of trials is held.
+        self.store.rewrite_trials(lambda trial_id: order.get(trial_id, len(order)))
         manifest = manifest.model_copy(update={
             "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            **summarize_trials(canonical)})
+            **summarize_trials(self.store.iter_trials())})
         self.store.write_manifest(manifest)
         return manifest
 
 
-def summarize_trials(trials: list[TrialRecord]) -> dict[str, object]:
-    """Manifest fields computed from the trial records: counts and distinct model ids and fingerprints."""
-    responses = [turn.response for t in trials for turn in t.turns]
-    counts = {"attempted": len(trials), "completed": sum(t.status == "completed" for t in trials),
-              "dropped": sum(t.status == "dropped" for t in trials),
-              "retries": sum(r.retries for r in responses),
-              "calls": len(responses), "cache_hits": sum(r.cached for r in responses)}
-    return {"counts": counts,
-            "models_sent": sorted({r.model_sent for r in responses if r.model_sent}),
-            "returned_models": sorted({r.returned_model for r in responses if r.returned_model}),
-            "system_fingerprints": sorted({r.system_fingerprint for r in responses if r.system_fingerprint})}
+def summarize_trials(trials: Iterable[TrialRecord]) -> dict[str, object]:
+    """Manifest fields computed from the trial records as they are read: counts and distinct model ids
+    and fingerprints."""
+    counts = {"attempted": 0, "completed": 0, "dropped": 0, "retries": 0, "calls": 0, "cache_hits": 0}
+    models_sent: set[str] = set()
+    returned: set[str] = set()
+    fingerprints: set[str] = set()
+    for trial in trials:
+        counts["attempted"] += 1
+        counts["completed"] += trial.status == "completed"
+        counts["dropped"] += trial.status == "dropped"
+        for turn in trial.turns:
+            response = turn.response
+            counts["retries"] += response.retries
+            counts["calls"] += 1
+            counts["cache_hits"] += response.cached
+            if response.model_sent:
+                models_sent.add(response.model_sent)
+            if response.returned_model:
+                returned.add(response.returned_model)
+            if response.system_fingerprint:
+                fingerprints.add(response.system_fingerprint)
+    return {"counts": counts, "models_sent": sorted(models_sent), "returned_models": sorted(returned),
+            "system_fingerprints": sorted(fingerprints)}
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from sitbench.audit._models import (
     AuditReference,
     AuditSample,
     CategoricalCheck,
+    ClaimMode,
     Coefficient,
     PairKappa,
     SetCheck,
@@ -155,7 +157,7 @@ class _SetCounts:
 SetCompare = Callable[[Annotation, Annotation], _SetCounts]
 
 
-def _exact_sets(key: Callable[[Annotation], set]) -> SetCompare:
+def _exact_sets(key: Callable[[Annotation], set[Any]]) -> SetCompare:
     def compare(x: Annotation, y: Annotation) -> _SetCounts:
         a, b = key(x), key(y)
         return _SetCounts(len(a), len(b), len(a & b), a == b)
@@ -163,19 +165,19 @@ def _exact_sets(key: Callable[[Annotation], set]) -> SetCompare:
     return compare
 
 
-def _claim_triples(a: Annotation) -> set:
+def _claim_triples(a: Annotation) -> set[tuple[str, bool, str]]:
     return {(c.prop_id, c.polarity, c.provenance.value) for c in a.claims if c.mode == "asserted"}
 
 
-def _claimed_props(a: Annotation) -> set:
+def _claimed_props(a: Annotation) -> set[str]:
     return {c.prop_id for c in a.claims if c.mode == "asserted"}
 
 
-def _mentions(a: Annotation) -> set:
+def _mentions(a: Annotation) -> set[tuple[str, ClaimMode]]:
     return {(c.prop_id, c.mode) for c in a.claims if c.mode != "asserted"}
 
 
-def _unmapped_key(u: AnnotatedUnmapped) -> tuple:
+def _unmapped_key(u: AnnotatedUnmapped) -> tuple[tuple[int, ...], str | None, str, bool, str]:
     return (tuple(u.span), u.slot, (u.value or "").strip().casefold(), u.polarity, u.provenance.value)
 
 
@@ -186,7 +188,7 @@ def _compare_unmapped(x: Annotation, y: Annotation) -> _SetCounts:
 
 
 def _spans(a: Annotation) -> list[Span]:
-    return sorted({tuple(c.span) for c in a.claims if c.span is not None} | {tuple(u.span) for u in a.unmapped})
+    return sorted({c.span for c in a.claims if c.span is not None} | {u.span for u in a.unmapped})
 
 
 def _compare_spans(x: Annotation, y: Annotation) -> _SetCounts:
@@ -297,7 +299,11 @@ def _adjudicate_item(item_id: str, response: str, voters: dict[str, Annotation],
     acts = []
     for act in _ACTS:
         votes = {n: _flag(act in a.acts) for n, a in voters.items()}
-        if judge.decide(f"act {act.value}", votes, lambda r, act=act: _flag(act in r.acts)) == "yes":
+
+        def has_act(r: Annotation, act: Act = act) -> str:
+            return _flag(act in r.acts)
+
+        if judge.decide(f"act {act.value}", votes, has_act) == "yes":
             acts.append(act)
     uncertainty = judge.decide("uncertainty", {n: a.uncertainty.value for n, a in voters.items()},
                                lambda r: r.uncertainty.value) or UncertaintyLevel.NONE.value
@@ -308,7 +314,7 @@ def _adjudicate_item(item_id: str, response: str, voters: dict[str, Annotation],
     for prop, mode in keys:
         have = {n: {(c.prop_id, c.mode): c for c in a.claims}.get((prop, mode)) for n, a in voters.items()}
 
-        def adj(r: Annotation, prop: str = prop, mode: str = mode) -> AnnotatedClaim | None:
+        def adj(r: Annotation, prop: str = prop, mode: ClaimMode = mode) -> AnnotatedClaim | None:
             return {(c.prop_id, c.mode): c for c in r.claims}.get((prop, mode))
 
         label = f"claim {prop}" + ("" if mode == "asserted" else f" ({mode})")
@@ -317,18 +323,18 @@ def _adjudicate_item(item_id: str, response: str, voters: dict[str, Annotation],
             continue
         marked = {n: c for n, c in have.items() if c is not None}
         polarity = judge.decide(f"{label} polarity", {n: _flag(c.polarity) for n, c in marked.items()},
-                                lambda r: None if adj(r) is None else _flag(adj(r).polarity))
+                                lambda r: None if (c := adj(r)) is None else _flag(c.polarity))
         if polarity is None:
             continue
         provenance = judge.decide(f"{label} provenance", {n: c.provenance.value for n, c in marked.items()},
-                                  lambda r: None if adj(r) is None else adj(r).provenance.value)
+                                  lambda r: None if (c := adj(r)) is None else c.provenance.value)
         if provenance is None:
             continue
         span = _majority_span([c.span for c in marked.values() if c.span is not None])
         if span is None and judge.reading is not None and (own := adj(judge.reading)) is not None:
             span = own.span
         claims.append(AnnotatedClaim(prop_id=prop, polarity=polarity == "yes", provenance=ClaimProvenance(provenance),
-                                     mode=mode, span=span))  # type: ignore[arg-type]
+                                     mode=mode, span=span))
     unmapped = []
     for cluster in _unmapped_clusters(voters):
         votes = {n: _flag(n in cluster) for n in voters}
@@ -343,12 +349,17 @@ def _adjudicate_item(item_id: str, response: str, voters: dict[str, Annotation],
         if judge.decide(label, votes, lambda r: _flag(adj_u(r) is not None)) != "yes":
             continue
         fields: dict[str, str | None] = {}
-        for name, get in (("slot", lambda u: u.slot or "unresolved"),
-                          ("value", lambda u: (u.value or "").strip().casefold() or "-"),
-                          ("polarity", lambda u: _flag(u.polarity)),
-                          ("provenance", lambda u: u.provenance.value)):
-            fields[name] = judge.decide(f"{label} {name}", {n: get(u) for n, u in cluster.items()},
-                                        lambda r, get=get: None if adj_u(r) is None else get(adj_u(r)))
+        readers: tuple[tuple[str, Callable[[AnnotatedUnmapped], str]], ...] = (
+            ("slot", lambda u: u.slot or "unresolved"),
+            ("value", lambda u: (u.value or "").strip().casefold() or "-"),
+            ("polarity", lambda u: _flag(u.polarity)),
+            ("provenance", lambda u: u.provenance.value))
+        for name, get in readers:
+
+            def read(r: Annotation, get: Callable[[AnnotatedUnmapped], str] = get) -> str | None:
+                return None if (u := adj_u(r)) is None else get(u)
+
+            fields[name] = judge.decide(f"{label} {name}", {n: get(u) for n, u in cluster.items()}, read)
         if any(v is None for v in fields.values()):
             continue
         value = fields["value"]
@@ -382,7 +393,7 @@ def _unmapped_clusters(voters: dict[str, Annotation]) -> list[dict[str, Annotate
 
 
 def _unanimous(voters: Mapping[str, Annotation]) -> bool:
-    def view(a: Annotation) -> tuple:
+    def view(a: Annotation) -> tuple[object, ...]:
         return (tuple(a.acts), a.uncertainty, a.withheld,
                 tuple(sorted((c.prop_id, c.mode, c.polarity, c.provenance.value) for c in a.claims)),
                 tuple(sorted((tuple(u.span), u.slot, (u.value or "").casefold(), u.polarity, u.provenance.value)

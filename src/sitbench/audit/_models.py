@@ -8,7 +8,7 @@ refused at ``sitbench audit import``, not discovered in a table.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -23,11 +23,11 @@ from sitbench.schema import (
     UncertaintyLevel,
 )
 
-SAMPLE_FORMAT = "sitbench-audit-sample/1"
-ANNOTATION_FORMAT = "sitbench-audit-annotation/1"
-REFERENCE_FORMAT = "sitbench-audit-reference/1"
-AGREEMENT_FORMAT = "sitbench-audit-agreement/1"
-VERIFIER_FORMAT = "sitbench-audit-verifier/1"
+SAMPLE_FORMAT: Final = "sitbench-audit-sample/1"
+ANNOTATION_FORMAT: Final = "sitbench-audit-annotation/1"
+REFERENCE_FORMAT: Final = "sitbench-audit-reference/1"
+AGREEMENT_FORMAT: Final = "sitbench-audit-agreement/1"
+VERIFIER_FORMAT: Final = "sitbench-audit-verifier/1"
 
 MATCHING_RULE = "sitbench-audit-match/1"
 """The prespecified matching rule (seed §8.3) that aligns what two readers marked, fixed before any
@@ -166,7 +166,7 @@ class SourceRun(_Model):
     manifest_sha256: str
     scores_sha256: str
     responses_sha256: str
-    manifest: dict
+    manifest: dict[str, Any]
     """The run's whole ``manifest.json``."""
 
 

@@ -49,9 +49,9 @@ def agreement_lines(result: AgreementResult) -> Iterator[str]:
             yield f"      κ {pair.a} / {pair.b}: {_coef(pair.kappa)} over {pair.kappa.units} units"
     yield ("set checks — precision, recall and F1 on a 0–1 scale (first annotator as reference), exact set = share "
            "of responses whose two sets are identical:")
-    for check in result.sets:
-        yield f"  {check.name}: {check.description}"
-        for p in check.pairs:
+    for set_check in result.sets:
+        yield f"  {set_check.name}: {set_check.description}"
+        for p in set_check.pairs:
             f1 = "undefined (neither marked any)" if p.f1 is None else f"{p.f1:.3f} {_f1_interval(p.f1_interval)}"
             prec = "undefined" if p.precision is None else f"{p.precision:.3f}"
             rec = "undefined" if p.recall is None else f"{p.recall:.3f}"
@@ -103,9 +103,9 @@ def verifier_lines(result: VerifierResult) -> Iterator[str]:
     for s in result.strata:
         if not s.annotated:
             continue
-        acts, dec = s.figures.get("act_accuracy"), s.figures.get("decision_agreement")
+        stratum_acts, stratum_dec = s.figures.get("act_accuracy"), s.figures.get("decision_agreement")
         yield (f"  {s.key:<44} N_h {s.population:>5}  n_h {s.annotated:>3}  π_h {s.inclusion_probability:.4f}  "
-               f"acts {format_share(acts, 'share')}  decisions {format_share(dec, 'share')}")
+               f"acts {format_share(stratum_acts, 'share')}  decisions {format_share(stratum_dec, 'share')}")
 
 
 def disagreement_lines(rows: Sequence[Row], limit: int) -> Iterator[str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +47,9 @@ from sitbench.schema import (
     Proposition,
     UnmappedAssertion,
 )
+
+if TYPE_CHECKING:
+    from sitbench.verify import Judge
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_CI = 0.95
@@ -148,7 +152,7 @@ class Row:
     weight: float
     domains: dict[str, str]
     figures: dict[str, tuple[float, float]]
-    detail: dict = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
 COLLAPSED = "(collapsed: strata with one annotated response)"
@@ -202,14 +206,14 @@ def estimate(rows: Sequence[Row], metric: str, draws: np.ndarray, seed: int, ci:
                     denominator=total)
 
 
-def _judges(sample: AuditSample, dataset: Path | None):  # noqa: ANN202
+def _judges(sample: AuditSample, dataset: Path | None) -> dict[str, Judge]:
     """Run name → Judge over the dataset the run was made with."""
     from sitbench.runs import RunManifest, run_dataset_dir, verify_run_dataset
     from sitbench.stores import load_dataset
     from sitbench.verify import Judge
 
     loaded: dict[str, Judge] = {}
-    out = {}
+    out: dict[str, Judge] = {}
     for source in sample.runs:
         manifest = RunManifest.model_validate(source.manifest)
         data_dir = run_dataset_dir(Path(source.path), manifest, dataset)

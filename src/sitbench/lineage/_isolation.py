@@ -8,10 +8,10 @@ from sitbench.candidates import Message
 from sitbench.errors import SitbenchError
 from sitbench.lineage._checks import (
     CONTRACT_FIELD_TOKENS,
-    LoadedDataset,
     TokenSet,
     isolation_tokens,
 )
+from sitbench.stores import LoadedDataset
 
 
 class IsolationError(SitbenchError):

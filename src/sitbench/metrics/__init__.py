@@ -11,7 +11,6 @@ from sitbench.metrics._aggregate import (
 )
 from sitbench.metrics._compute import (
     CATEGORY_ORDER,
-    SCORES_FILE,
     ConfigMetrics,
     LAAOutcome,
     LAAOutcomes,
@@ -23,6 +22,7 @@ from sitbench.metrics._compute import (
     run_metrics,
 )
 from sitbench.metrics._table import format_percent, render_table
+from sitbench.runs import SCORES_FILE
 
 __all__ = [
     "CATEGORY_ORDER",

@@ -25,12 +25,10 @@ from sitbench.report._exports import (
 from sitbench.report._render import (
     DEFAULT_MAX_FAILED,
     LAA_BOUND,
-    load_chi_report,
-    load_res_summary,
     render_report,
     write_report,
 )
-from sitbench.report._sections import load_analysis
+from sitbench.report._sections import load_analysis, load_chi_report, load_res_summary
 
 __all__ = [
     "DEFAULT_MAX_FAILED",

@@ -65,11 +65,11 @@ def _agreement_tables(result: AgreementResult) -> str:
                     f"<td data-check='{esc(check.name)}' data-alpha='1'>{_coef(check.alpha)}</td>{cells}<td>{met}</td></tr>")
     table = f"<table class='audit-agreement'><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
     set_rows = []
-    for check in result.sets:
-        for p in check.pairs:
+    for set_check in result.sets:
+        for p in set_check.pairs:
             f1 = "—" if p.f1 is None else f"{p.f1:.3f}"
             exact = "—" if p.exact_set is None else f"{100 * p.exact_set:.1f} %"
-            set_rows.append(f"<tr><td class='l' title='{esc(check.description)}'>{esc(check.name)}</td>"
+            set_rows.append(f"<tr><td class='l' title='{esc(set_check.description)}'>{esc(set_check.name)}</td>"
                             f"<td class='l'>{esc(p.a)} vs {esc(p.b)}</td><td>{_share(p.precision, 'F1')}</td>"
                             f"<td>{_share(p.recall, 'F1')}</td><td>{f1}</td><td>{exact}</td></tr>")
     sets = ("<table class='audit-sets'><thead><tr><th class='l'>set</th><th class='l'>annotators</th><th>precision</th>"

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from sitbench._version import __version__, git_commit
 from sitbench.agents import AgentSubject, AgentTurn
 from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
@@ -612,6 +613,7 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
 
         candidate = get_candidate(spec.model)
     started = time.perf_counter()
+    created_at = _utc_now()
     from sitbench.configs import wordpiece_counter
 
     counter = wordpiece_counter()
@@ -650,7 +652,8 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
             arm_results_all[p] = results
         trajectories.append({"seed": tseed, "panels": panel_scores, "arms": arm_results_all,
                              "wall_s": time.perf_counter() - t_start, "hashes": hashes})
-    summary = assemble(spec, trajectories, generator_reports, entry, budget, time.perf_counter() - started)
+    summary = assemble(spec, trajectories, generator_reports, entry, budget, time.perf_counter() - started,
+                       created_at=created_at)
     if out is not None:
         write_run(out, summary, probe_lines)
     return summary
@@ -662,9 +665,18 @@ def _config_hash(spec: RunSpec, entry: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
 def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_reports: dict[str, Any],
-             entry: dict[str, Any], budget: Budget | None, wall_s: float) -> dict[str, Any]:
-    """Manifest, observations, ChiReport and the memory section from the trajectories."""
+             entry: dict[str, Any], budget: Budget | None, wall_s: float, *,
+             created_at: str | None = None) -> dict[str, Any]:
+    """Manifest, observations, ChiReport and the memory section from the trajectories.
+
+    The manifest's ``system`` block also carries the provenance of :class:`sitbench.runs.RunManifest`
+    under its names (``package_version``, ``git_commit``, ``created_at``, ``finished_at``).
+    """
     from sitbench.chi._report import build_report
 
     mechanism = entry.get("mechanism") or spec.mechanism or "persistent"
@@ -746,6 +758,8 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
             "clones": "fork() per probe, read-only checkpoint" if cloned else "no fork: counterbalanced live probes",
             "scheduler": "tick(budget_ops) when the agent has it", "run_version": RUN_VERSION,
             "wall_time_s": round(wall_s, 3),
+            "package_version": __version__, "git_commit": git_commit(),
+            "created_at": created_at, "finished_at": _utc_now(),
         },
         feature_schemas={},
         dataset_hashes={"generator": generator_hash(), "prompts": prompts_hash(),

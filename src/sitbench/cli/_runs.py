@@ -76,7 +76,7 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 
     ``dataset`` is the dataset directory when it moved since the run (the manifest's path by default);
     it must be the same dataset, byte for byte."""
-    from sitbench.runs import RunStore, run_dataset_dir, score_trials, verify_run_dataset
+    from sitbench.runs import RunStore, iter_score_trials, run_dataset_dir, verify_run_dataset
     from sitbench.stores import load_dataset
     from sitbench.verify import get_extractor, verifier_label
 
@@ -86,12 +86,12 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     manifest = store.manifest()
     ds = load_dataset(run_dataset_dir(run, manifest, dataset))
     verify_run_dataset(ds, manifest.dataset, run)
-    trials = store.trials()
+    trials = store.iter_trials()
     _warn_torn(store)
-    records = score_trials(ds, trials, extractor)
-    store.write_scores(records)
+    # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
+    scored = store.write_scores(iter_score_trials(ds, trials, extractor))
     store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
-    return len(records)
+    return scored
 
 
 @click.command(epilog=configurations_help())

@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from sitbench.errors import InputError
-from sitbench.metrics import ConfigMetrics, compute_metrics, load_scores
-from sitbench.runs import RunManifest, ScoreRecord, TrialRecord
-from sitbench.stores import describe_validation_error, load_model
+from sitbench.metrics import ConfigMetrics, run_metrics
+from sitbench.runs import MANIFEST_FILE, RESPONSES_FILE, SCORES_FILE, RunManifest, RunStore, ScoreRecord, TrialRecord
 
-MANIFEST_FILE = "manifest.json"
-RESPONSES_FILE = "responses.jsonl"
-SCORES_FILE = "scores.jsonl"
 
-# model_dump_json writes trial_id first; reading it off the line prefix avoids parsing
-# every (large) response record when only the failed ones are needed.
-_TRIAL_ID_PREFIX = re.compile(rb'^\{"trial_id":"((?:[^"\\]|\\.)*)"')
+class ScoreView:
+    """A run's score records, read from ``scores.jsonl`` afresh on each pass (never held in memory)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+
+    def __iter__(self) -> Iterator[ScoreRecord]:
+        return self.store.iter_scores()
 
 
 @dataclass(frozen=True)
@@ -35,8 +32,8 @@ class LoadedRun:
     """The run directory."""
     manifest: RunManifest
     """``manifest.json``."""
-    scores: list[ScoreRecord]
-    """``scores.jsonl`` in file order."""
+    scores: Iterable[ScoreRecord]
+    """``scores.jsonl`` in file order: a :class:`ScoreView` that reads the file on each pass."""
     metrics: dict[str, ConfigMetrics]
     """Configuration → metrics, as ``sitbench metrics`` computes them."""
     file_sha256: dict[str, str]
@@ -97,18 +94,15 @@ def load_run(path: Path, name: str) -> LoadedRun:
     """
     if not path.is_dir():
         raise InputError(f"{path}: no such run directory; pass a directory written by `sitbench run`")
-    manifest_path = path / MANIFEST_FILE
-    if not manifest_path.is_file():
+    store = RunStore(path)
+    if not store.manifest_path.is_file():
         raise InputError(
-            f"{manifest_path}: file not found; the report traces every number to the run manifest, "
+            f"{store.manifest_path}: file not found; the report traces every number to the run manifest, "
             "pass a directory written by `sitbench run`"
         )
-    manifest = load_model(manifest_path, RunManifest)
-    scores = load_scores(path)
-    try:
-        metrics = compute_metrics(scores)
-    except InputError as exc:
-        raise InputError(f"{path / SCORES_FILE}: {exc}") from None
+    manifest = store.manifest()
+    metrics = run_metrics(path)  # also checks every score record, naming the line
+    scores = ScoreView(store)
     hashes = {
         file: _sha256(path / file)
         for file in (MANIFEST_FILE, SCORES_FILE, RESPONSES_FILE)
@@ -140,7 +134,9 @@ def select_failed(runs: Iterable[LoadedRun], cap: int) -> tuple[list[tuple[Loade
     for run in runs:
         for record in run.scores:
             if is_failed(record):
-                groups.setdefault((run.name, record.config, record.category.value), []).append((order, run, record))
+                group = groups.setdefault((run.name, record.config, record.category.value), [])
+                if len(group) < cap:  # the round robin never goes deeper than cap into a group
+                    group.append((order, run, record))
                 order += 1
     total = order
     if total <= cap:
@@ -167,7 +163,7 @@ def load_failed_trials(picked: Sequence[tuple[LoadedRun, ScoreRecord]]) -> list[
         runs[run.name] = run
     found: dict[tuple[str, str], tuple[TrialRecord, int]] = {}
     for name, ids in wanted.items():
-        found.update(((name, tid), value) for tid, value in _read_trials(runs[name].path / RESPONSES_FILE, ids).items())
+        found.update(((name, tid), value) for tid, value in RunStore(runs[name].path).find_trials(ids).items())
     out: list[FailedTrial] = []
     for run, record in picked:
         hit = found.get((run.name, record.trial_id))
@@ -179,34 +175,4 @@ def load_failed_trials(picked: Sequence[tuple[LoadedRun, ScoreRecord]]) -> list[
                 responses_line=hit[1] if hit else None,
             )
         )
-    return out
-
-
-def _read_trials(path: Path, ids: set[str]) -> dict[str, tuple[TrialRecord, int]]:
-    if not path.is_file():
-        return {}
-    out: dict[str, tuple[TrialRecord, int]] = {}
-    with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            match = _TRIAL_ID_PREFIX.match(line)
-            if match is not None and json.loads(b'"' + match.group(1) + b'"') not in ids:
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                if not line.endswith(b"\n"):
-                    break  # a torn last line left by a killed writer
-                raise InputError(
-                    f"{path} line {number}: malformed JSON; the run file is damaged, re-run the trial "
-                    "or remove the line"
-                ) from None
-            if not isinstance(data, dict) or data.get("trial_id") not in ids:
-                continue
-            try:
-                record = TrialRecord.model_validate(data)
-            except ValidationError as exc:
-                raise InputError(describe_validation_error(f"{path} line {number}", exc)) from None
-            out[record.trial_id] = (record, number)
     return out

@@ -26,11 +26,11 @@ from sitbench.runs._runner import (
     verify_run_dataset,
 )
 from sitbench.runs._schedule import run_trial, session_prompt
-from sitbench.runs._scoring import check_trials_in_dataset, score_trials
+from sitbench.runs._scoring import check_trials_in_dataset, iter_score_trials, score_trials
+from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 from sitbench.runs._store import MANIFEST as MANIFEST_FILE
 from sitbench.runs._store import RESPONSES as RESPONSES_FILE
 from sitbench.runs._store import SCORES as SCORES_FILE
-from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 
 __all__ = [
     "DUPLICATE_HINT",
@@ -55,6 +55,7 @@ __all__ = [
     "agent_turn",
     "check_trials_in_dataset",
     "dataset_fields",
+    "iter_score_trials",
     "merge_runs",
     "observe_run",
     "parse_agent_options",

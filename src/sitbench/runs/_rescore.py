@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord
-from sitbench.runs._scoring import score_trials
-from sitbench.runs._store import RESPONSES, SCORES, RunStore
-from sitbench.stores import iter_jsonl, load_dataset
+from sitbench.runs._scoring import iter_score_trials
+from sitbench.runs._store import RESPONSES_FILE, RunStore
+from sitbench.stores import load_dataset
 
 
 class RescoreReport(BaseModel):
@@ -42,11 +43,32 @@ class RescoreReport(BaseModel):
     """Trial ids whose SValid flipped."""
 
 
-def _previous_scores(store: RunStore) -> dict[str, ScoreRecord]:
-    path = store.root / SCORES
-    if not path.exists():
-        return {}
-    return {record.trial_id: record for _, record in iter_jsonl(path, ScoreRecord, str(path))}
+def _previous_verdicts(store: RunStore) -> dict[str, bool | None] | None:
+    """Trial id → SValid of the run's current scores (None for a trial without a verdict); None unscored."""
+    if not store.has_scores():
+        return None
+    return {record.trial_id: None if record.verdict is None else record.verdict.valid
+            for record in store.iter_scores(summary=True, check=False)}
+
+
+class _Changes:
+    """Verdicts that flipped, counted as the new records go by on their way to the file."""
+
+    def __init__(self, previous: dict[str, bool | None]) -> None:
+        self.previous = previous
+        self.by_category: Counter[str] = Counter()
+        self.trials: list[str] = []
+        self.compared = 0
+
+    def watch(self, records: Iterable[ScoreRecord]) -> Iterator[ScoreRecord]:
+        for record in records:
+            old = self.previous.get(record.trial_id)
+            if old is not None and record.verdict is not None:
+                self.compared += 1
+                if old != record.verdict.valid:
+                    self.by_category[record.category.value] += 1
+                    self.trials.append(record.trial_id)
+            yield record
 
 
 def run_dataset_dir(run: Path, manifest: RunManifest, dataset: Path | None = None) -> Path:
@@ -102,36 +124,25 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
     from sitbench.runs._runner import verify_run_dataset
 
     verify_run_dataset(ds, manifest.dataset, run)
-    trials = source.trials()
+    trials = source.iter_trials()
     if source.torn_bytes:
         raise InputError(f"{source.responses_path}: ends with a torn line ({source.torn_bytes} bytes after the last "
                          "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "
                          "before rescoring it")
-    previous = _previous_scores(source)
-    records = score_trials(ds, trials, extractor)
-
-    changed: Counter[str] = Counter()
-    changed_trials: list[str] = []
-    compared = 0
-    for record in records:
-        old = previous.get(record.trial_id)
-        if old is None or old.verdict is None or record.verdict is None:
-            continue
-        compared += 1
-        if old.verdict.valid != record.verdict.valid:
-            changed[record.category.value] += 1
-            changed_trials.append(record.trial_id)
+    previous = _previous_verdicts(source)
+    changes = _Changes(previous or {})
+    out.mkdir(parents=True, exist_ok=True)
+    target = RunStore(out)
+    # Scored as read and written as scored: no list of the run's records is ever held.
+    scored = target.write_scores(changes.watch(iter_score_trials(ds, trials, extractor)))
+    if source.responses_path.exists():
+        shutil.copyfile(source.responses_path, out / RESPONSES_FILE)
 
     report = RescoreReport(
         from_run=manifest.run_id, from_dir=run.name,
         previous_verifier_version=manifest.verifier_version if previous else None,
-        verifier_version=label, scored=len(records), compared=compared,
-        changed_verdicts=dict(sorted(changed.items())), changed_trials=changed_trials)
-    out.mkdir(parents=True, exist_ok=True)
-    if (source.root / RESPONSES).exists():
-        shutil.copyfile(source.root / RESPONSES, out / RESPONSES)
-    target = RunStore(out)
-    target.write_scores(records)
+        verifier_version=label, scored=scored, compared=changes.compared,
+        changed_verdicts=dict(sorted(changes.by_category.items())), changed_trials=changes.trials)
     extra = dict(manifest.extra)
     history = list(extra.get("rescore_history", []))
     if "rescore" in extra:

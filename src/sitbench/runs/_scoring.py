@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
 from sitbench.runs._records import ScoreRecord, TrialRecord
@@ -66,17 +68,21 @@ def _agent_fields(trial: TrialRecord) -> dict[str, float | int]:
             "agent_tokens": agent.usage.prompt_tokens + agent.usage.completion_tokens, "memory_ops": ops}
 
 
-def check_trials_in_dataset(ds: LoadedDataset, trials: list[TrialRecord]) -> None:
+def check_trials_in_dataset(ds: LoadedDataset, trials: Iterable[TrialRecord]) -> None:
     """Every trial's probe is a probe of ``ds``: a run read against another dataset stops here.
 
     Raises:
         InputError: naming the first trial whose probe the dataset lacks.
     """
     for trial in trials:
-        if trial.probe_id not in ds.hidden.probes:
-            raise InputError(f"responses.jsonl: trial {trial.trial_id!r}: probe_id {trial.probe_id!r} is not in "
-                             f"{ds.root / 'hidden' / 'probes.jsonl'}; the run was made on another dataset: give "
-                             "that one with --dataset DIR")
+        _check_trial(ds, trial)
+
+
+def _check_trial(ds: LoadedDataset, trial: TrialRecord) -> None:
+    if trial.probe_id not in ds.hidden.probes:
+        raise InputError(f"responses.jsonl: trial {trial.trial_id!r}: probe_id {trial.probe_id!r} is not in "
+                         f"{ds.root / 'hidden' / 'probes.jsonl'}; the run was made on another dataset: give "
+                         "that one with --dataset DIR")
 
 
 def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extractor | None = None,
@@ -84,12 +90,23 @@ def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extrac
     """One ScoreRecord per trial, in trial order (read by ``extractor``, the rule extractor by default).
 
     ``judge`` is a :class:`Judge` over ``ds`` to reuse across calls (its vocabularies and supports are
-    cached); it replaces ``extractor``, which it carries itself."""
+    cached); it replaces ``extractor``, which it carries itself. Every trial's probe is checked
+    against ``ds`` before the first is scored."""
+    check_trials_in_dataset(ds, trials)
+    return list(iter_score_trials(ds, trials, extractor, judge))
+
+
+def iter_score_trials(ds: LoadedDataset, trials: Iterable[TrialRecord], extractor: Extractor | None = None,
+                      judge: Judge | None = None) -> Iterator[ScoreRecord]:
+    """:func:`score_trials` one trial at a time: each record is yielded as its trial is read and scored.
+
+    Raises:
+        InputError: a trial whose probe is not in ``ds`` (when it is reached).
+    """
     judge = judge or Judge(ds.hidden, ds.visible.queries, extractor=extractor)
     pair_of = {m: pair.pair_id for pair in ds.pairs.values() for m in pair.members}
-    out: list[ScoreRecord] = []
-    check_trials_in_dataset(ds, trials)
     for trial in trials:
+        _check_trial(ds, trial)
         probe = ds.hidden.probes[trial.probe_id]
         query = ds.visible.queries[probe.query_key]
         base = dict(trial_id=trial.trial_id, config=trial.config, probe_id=probe.probe_id,
@@ -100,11 +117,9 @@ def score_trials(ds: LoadedDataset, trials: list[TrialRecord], extractor: Extrac
                     history_length=len(ds.hidden.lineages[probe.lineage_id].events), **_agent_fields(trial))
         text = trial.response_text
         if trial.status != "completed" or text is None:
-            out.append(ScoreRecord(**base, status="dropped"))
+            yield ScoreRecord(**base, status="dropped")
             continue
         judged = judge.judge(probe.probe_id, text)
         lineage = ds.hidden.lineages[probe.lineage_id]
-        out.append(ScoreRecord(**base, status="completed", observation=judged.observation, verdict=judged.verdict,
-                               partner=judged.partner,
-                               **diagnostics(probe, judged.observation, lineage, ds.hidden.registry)))
-    return out
+        yield ScoreRecord(**base, status="completed", observation=judged.observation, verdict=judged.verdict,
+                          partner=judged.partner, **diagnostics(probe, judged.observation, lineage, ds.hidden.registry))

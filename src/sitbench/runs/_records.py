@@ -9,11 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from sitbench._version import __version__
 from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
-from sitbench.schema import Category, Observation, Suite, Verdict
+from sitbench.schema import Category, Configuration, Observation, Suite, Verdict
 
-ConfigId = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "G_budget", "agent"]
-"""A configuration: A–I, ``G_budget`` (budgeted G of the E6 token-scaling contrast), or ``agent`` (a run
-through the user's own agent, ``run --agent``: the agent is the architecture)."""
 
 
 FORMAT_VERSION = 1
@@ -70,7 +67,7 @@ class TrialRecord(_Record):
 
     trial_id: str
     """``CONFIG:PROBE_ID`` — unique within a run."""
-    config: ConfigId
+    config: Configuration
     """Configuration A–I (or ``G_budget``)."""
     probe_id: str
     """Probe (evaluator-side id; never sent to the candidate)."""
@@ -110,7 +107,7 @@ class ScoreRecord(_Record):
 
     trial_id: str
     """Matches the trial record."""
-    config: ConfigId
+    config: Configuration
     """Configuration A–I (or ``G_budget``)."""
     probe_id: str
     """Probe id."""
@@ -185,7 +182,7 @@ class RunManifest(_Record):
         if "path" in dataset and not isinstance(dataset["path"], str):
             raise ValueError(f"path must be a string (the dataset directory), got {dataset['path']!r}")
         return dataset
-    configs: list[ConfigId]
+    configs: list[Configuration]
     """Configurations run."""
     handler: Literal["native", "perfect"] = "native"
     """Evidence handler for D–H."""

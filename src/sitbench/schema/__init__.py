@@ -7,6 +7,7 @@ from sitbench.schema._common import (
     CapabilityMode,
     Category,
     ClaimProvenance,
+    Configuration,
     EventKind,
     Provenance,
     SignedProp,
@@ -79,6 +80,7 @@ EXPORTED_MODELS = {
 }
 
 __all__ = [
+    "Configuration",
     "CATEGORY_METRICS",
     "EXPORTED_MODELS",
     "PERSONAL_PROVENANCES",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
@@ -129,6 +129,28 @@ class Tier(str, Enum):
 
 
 _TIER_ORDER = [Tier.PUBLIC, Tier.ACQUAINTANCE, Tier.COLLEAGUE, Tier.CONFIDANT, Tier.SELF]
+
+
+class Configuration(StrEnum):
+    """What a trial shows the candidate (seed §6): configurations A–I, budgeted G (E6), or an agent's own state.
+
+    Written by the runner into every trial and score record and read by metrics, the analysis and the report,
+    always by value (``"A"``, ``"G_budget"``, ``"agent"``).
+    """
+
+    A = "A"
+    B = "B"
+    C = "C"
+    D = "D"
+    E = "E"
+    F = "F"
+    G = "G"
+    H = "H"
+    I = "I"  # noqa: E741 - the seed's letter
+    G_budget = "G_budget"
+    """Configuration G under an enforced input-token budget (E6)."""
+    agent = "agent"
+    """An agent that keeps its own state (``sitbench run --agent``)."""
 
 
 class Category(str, Enum):

@@ -266,7 +266,7 @@ def _row(record: ScoreRecord | _Row) -> _Row:
     if isinstance(record, _Row):
         return record
     return _Row(
-        record.trial_id, sys.intern(record.config), record.probe_id, sys.intern(record.lineage_id),
+        record.trial_id, record.config, record.probe_id, sys.intern(record.lineage_id),
         sys.intern(record.pair_id), record.category, _intern(record.stratum), record.theorem_qualified,
         record.gate_sensitive, sys.intern(record.capability), record.status,
         None if record.verdict is None else record.verdict.valid,

@@ -8,9 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError
+from sitbench.schema import Configuration
 from sitbench.stats._holm import holm
-
-Config = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "G_budget"]
 
 
 class Experiment(BaseModel):
@@ -22,9 +21,9 @@ class Experiment(BaseModel):
     """Experiment id, ``E1`` … ``E8``."""
     title: str
     """Short title from the evaluation plan."""
-    first_config: Config
+    first_config: Configuration
     """Configuration subtracted (the baseline of the contrast)."""
-    second_config: Config
+    second_config: Configuration
     """Configuration whose endpoint comes first in ``d_k = second - first``.
     ``G_budget`` is configuration G under the enforced input-token budget."""
     endpoint: str

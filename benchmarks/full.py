@@ -1,0 +1,155 @@
+"""The whole benchmark with the mock oracle: wall, CPU and peak memory per stage, and how it scales.
+
+Every stage is its own ``python -m sitbench`` process; its CPU time (user + system) and peak
+resident memory are that child's own resource usage (``os.wait4``), so stages never blur.
+
+1. The full suite (10,000 probes; ``--dataset`` reuses one): generate, validate (the integrity checks).
+2. All nine configurations with ``--model mock/oracle``: run, score, metrics.
+3. Configuration B alone over the suite: run + score + metrics (the figure to set beside Inspect's
+   trivial task; ``benchmarks/inspect_eval.py`` measures that side).
+4. Scaling: configuration B over 1/10, 1/5, 1/2 and all of the probes (``--shard 1/n``): run and
+   score cost per trial.
+5. The extractor alone over the stored responses of (3): its cost per response, separate from the
+   rest of scoring, so a slower extractor is a visible trade.
+
+``--quick`` runs the same stages on a fiftieth of the probes for (2) and a tenth for (3)–(5).
+
+Run: python benchmarks/full.py [--quick] [--dataset DIR] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One child process's cost."""
+
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+
+
+def _sitbench(*args: str) -> Stage:
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "sitbench", *args], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if process.returncode != 0:
+        raise SystemExit(f"sitbench {' '.join(args)} exited {process.returncode}: {stderr[-2000:]}")
+    # ru_maxrss is in KiB on Linux.
+    return Stage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def _row(name: str, stage: Stage, trials: int | None = None) -> None:
+    per = f"{1000 * stage.cpu_s / trials:8.3f} ms CPU/trial" if trials else ""
+    print(f"  {name:<28} wall {stage.wall_s:8.2f} s   CPU {stage.cpu_s:8.2f} s   peak {stage.peak_mb:7.0f} MB  {per}")
+
+
+def _trials(run: Path) -> int:
+    with (run / "responses.jsonl").open("rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def _extractor_cost(dataset: Path, run: Path) -> tuple[int, float]:
+    """(responses, seconds of extraction alone): envelopes and vocabularies are built beforehand."""
+    from sitbench.runs import RunStore
+    from sitbench.stores import load_dataset
+    from sitbench.verify import Judge
+
+    ds = load_dataset(dataset)
+    judge = Judge(ds.hidden, ds.visible.queries)
+    work = []
+    for trial in RunStore(run).iter_trials():
+        text = trial.response_text
+        if text is None:
+            continue
+        envelope = judge.envelope(judge.probe(trial.probe_id))
+        work.append((text, envelope, judge.vocabulary(envelope)))
+    start = time.process_time()
+    for text, envelope, vocabulary in work:
+        judge.extractor.extract(text, envelope, vocabulary)
+    return len(work), time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a fiftieth of the probes for all nine, a tenth for B")
+    parser.add_argument("--dataset", type=Path, help="reuse this full-suite directory instead of generating one")
+    parser.add_argument("--out", type=Path, help="directory for the runs (default: a temporary one)")
+    args = parser.parse_args()
+
+    out = args.out or Path(tempfile.mkdtemp(prefix="sitbench-full-"))
+    out.mkdir(parents=True, exist_ok=True)
+    all_shard, b_shards = ("1/50", ["1/100", "1/50", "1/20", "1/10"]) if args.quick else (
+        None, ["1/10", "1/5", "1/2", None])
+    print(f"sitbench full benchmark ({'quick' if args.quick else 'full'}), {os.cpu_count()} CPUs, runs in {out}")
+
+    dataset = args.dataset
+    print("dataset")
+    if dataset is None:
+        dataset = out / "full"
+        _row("generate --suite full", _sitbench("generate", "--suite", "full", "--out", str(dataset)))
+    _row("validate (integrity checks)", _sitbench("validate", str(dataset)))
+
+    def run_score_metrics(name: str, configs: str, shard: str | None) -> tuple[int, Stage]:
+        run = out / name
+        extra = ["--shard", shard] if shard else []
+        stages = [("run", _sitbench("run", str(dataset), "--config", configs, "--model", "mock/oracle",
+                                    "--out", str(run), *extra))]
+        trials = _trials(run)
+        stages.append(("score", _sitbench("score", str(run))))
+        stages.append(("metrics", _sitbench("metrics", str(run), "--json")))
+        for stage_name, stage in stages:
+            _row(f"{stage_name}", stage, trials)
+        total = Stage(sum(s.wall_s for _, s in stages), sum(s.cpu_s for _, s in stages),
+                      max(s.peak_mb for _, s in stages))
+        _row("run + score + metrics", total, trials)
+        return trials, total
+
+    print(f"all nine configurations{f' (shard {all_shard})' if all_shard else ''}")
+    run_score_metrics("all", "all", all_shard)
+
+    print("scaling, configuration B")
+    print(f"  {'shard':<8} {'trials':>7} {'run ms CPU/trial':>17} {'score ms CPU/trial':>19} {'wall s (3 stages)':>18}"
+          f" {'marginal run+score ms/trial':>28}")
+    largest = ""
+    previous: tuple[int, float] | None = None  # (trials, run + score CPU) of the row before
+    for shard in b_shards:
+        name = f"B-{(shard or 'all').replace('/', 'of')}"
+        run = out / name
+        extra = ["--shard", shard] if shard else []
+        run_stage = _sitbench("run", str(dataset), "--config", "B", "--model", "mock/oracle", "--out", str(run),
+                              *extra)
+        trials = _trials(run)
+        score_stage = _sitbench("score", str(run))
+        metrics_stage = _sitbench("metrics", str(run), "--json")
+        wall = run_stage.wall_s + score_stage.wall_s + metrics_stage.wall_s
+        cpu = run_stage.cpu_s + score_stage.cpu_s
+        # The slope between rows is the cost of one more trial, without the fixed start-up (load, checks).
+        marginal = (f"{1000 * (cpu - previous[1]) / (trials - previous[0]):28.3f}"
+                    if previous and trials > previous[0] else f"{'':28}")
+        previous = (trials, cpu)
+        print(f"  {shard or 'all':<8} {trials:>7} {1000 * run_stage.cpu_s / trials:>17.3f} "
+              f"{1000 * score_stage.cpu_s / trials:>19.3f} {wall:>18.2f} {marginal}")
+        largest = name
+    print(f"configuration B, {largest}: the figure beside Inspect's trivial task (benchmarks/inspect_eval.py)")
+
+    responses, seconds = _extractor_cost(dataset, out / largest)
+    print(f"extractor alone: {responses} responses in {seconds:.2f} s CPU = {1000 * seconds / max(1, responses):.3f} "
+          "ms per response")
+
+
+if __name__ == "__main__":
+    main()

@@ -87,9 +87,9 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     ds = load_dataset(run_dataset_dir(run, manifest, dataset))
     verify_run_dataset(ds, manifest.dataset, run)
     trials = store.iter_trials()
-    _warn_torn(store)
     # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
     scored = store.write_scores(iter_score_trials(ds, trials, extractor))
+    _warn_torn(store)  # once every complete line has been read: a damaged one is the only message
     store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
     return scored
 

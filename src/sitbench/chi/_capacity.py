@@ -150,6 +150,6 @@ def axis_capacities(
             missing=missing,
             task_scores=values,
             raw={k: (int(c), int(t)) for k, (c, t) in raw.items()},  # type: ignore[arg-type]
-            n_items=sum(t for _, t in raw.values()),  # type: ignore[misc]
+            n_items=sum(t for _, t in raw.values()),
         )
     return out

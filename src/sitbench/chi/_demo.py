@@ -100,7 +100,7 @@ def demo_observations(seed: int = 0) -> list[ChiObservation]:
                     c = int(rng.binomial(_ITEMS, p))
                     tasks.append(TaskScore(test_id=tid, axis=a, score=c / _ITEMS, correct=c, total=_ITEMS))
             caps = axis_capacities(tasks, _TASKS)
-            h = {}
+            h: dict[str, float | None] = {}
             for a in AXES:
                 z = [float(np.clip(x, 0, 1)) for x in (_MU[a][0] + rng.normal(0.05, 0.12), _MU[a][1] + rng.normal(-0.05, 0.15))]
                 h[a] = axis_similarity(a, z, _MU[a], _S[a], DEMO_SCALE_FLOOR).h

@@ -497,7 +497,7 @@ class VersionAwareRetrieval(MemoryBaseline):
     def _context(self, turn: AgentTurn) -> tuple[list[str], list[str]]:
         parsed = parse_question(turn.utterance)
         kind = parsed[0] if parsed else "value"
-        on = parsed[1].get("date") if parsed and "date" in parsed[1] else turn.date.isoformat()
+        on = parsed[1]["date"] if parsed and "date" in parsed[1] else turn.date.isoformat()
         asked = keys_in_question(turn.utterance)
         lines: list[str] = []
         seen: set[tuple[str, str]] = set()
@@ -585,7 +585,7 @@ class ScheduledMemoryAgent(MemoryBaseline):
             values = [r.value for r in live]
             if len(values) >= 3:
                 top = max(set(values), key=lambda v: (values.count(v), -values.index(v)))
-                if values.count(top) >= 3 and self.rules.get(gk) != top:
+                if top is not None and values.count(top) >= 3 and self.rules.get(gk) != top:
                     self.rules[gk] = top
                     used += 1
         self.ledger.add("background_ops", used)
@@ -733,7 +733,7 @@ def make_baseline_factory(name: str, model: str, condition: str, *, retriever: s
         candidate = get_candidate(model)
     window = context_window or model_context_window(candidate)
     budget = budget_for(condition, window, deadline_s)
-    extra = {"evidence": evidence} if name == "oracle" else {}
+    extra: dict[str, Any] = {"evidence": evidence} if name == "oracle" else {}
 
     def factory() -> MemoryBaseline:
         return cls(candidate if cls.uses_model else None, model if cls.uses_model else "", budget, retriever,

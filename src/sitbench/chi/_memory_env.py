@@ -505,13 +505,18 @@ def _number(records: Iterable[MemoryRecord], prefix: str = "r", start: int = 1) 
     return [replace(r, record_id=f"{prefix}{start + k:06d}") for k, r in enumerate(records)]
 
 
-def _finish(records: list[MemoryRecord], links: dict[int, tuple[str, int]] | None = None) -> list[MemoryRecord]:
+_Link = tuple[Literal["corrects", "revokes"], int]
+"""A ``corrects`` or ``revokes`` link to the record at a position."""
+
+
+def _finish(records: list[MemoryRecord], links: dict[int, _Link] | None = None) -> list[MemoryRecord]:
     """Resolve ``corrects``/``revokes`` links (given as positions) and render every record's text."""
     out = []
     for k, r in enumerate(records):
         if links and k in links:
             kind, target = links[k]
-            r = replace(r, **{kind: records[target].record_id})
+            target_id = records[target].record_id
+            r = replace(r, corrects=target_id) if kind == "corrects" else replace(r, revokes=target_id)
         object.__setattr__(r, "text", render_record(r))  # a fresh copy made by _number: safe to fill in
         out.append(r)
     return out
@@ -706,7 +711,7 @@ def generate_m3(seed: int) -> MemoryEnvironment:
     for s in seconds:
         order.insert(b.rng.randint(order.index(next(f["first"] for f in facts if f["second"] is s)) + 1, len(order)), s)
     numbered = _number(order)
-    links = {}
+    links: dict[int, _Link] = {}
     idx = {id(r): k for k, r in enumerate(order)}
     for f in facts:
         if f["kind"] == "correction":
@@ -722,6 +727,7 @@ def generate_m3(seed: int) -> MemoryEnvironment:
         gap = len(recs) - 1 - pos[second.record_id]
         fields = ("abstain", "unresolved", "answer")
         q = Q_VALUE.format(attribute=first.attribute, entity=first.entity)
+        evidence: tuple[str, ...]
         if kind == "correction":
             key, evidence = AnswerKey(answer=second.value), (second.record_id, first.record_id)
         elif kind == "lower_authority":
@@ -876,7 +882,7 @@ def generate_m6(seed: int) -> MemoryEnvironment:
     order = [*stream, *revocations]
     numbered = _number(order)
     idx = {id(r): k for k, r in enumerate(order)}
-    links = {idx[id(rv)]: ("revokes", idx[id(r)]) for rv, r in zip(revocations, revoked, strict=True)}
+    links: dict[int, _Link] = {idx[id(rv)]: ("revokes", idx[id(r)]) for rv, r in zip(revocations, revoked, strict=True)}
     recs = _finish(numbered, links)
     back = {id(order[k]): recs[k] for k in range(len(order))}
     cp = "after_maintenance"
@@ -885,6 +891,7 @@ def generate_m6(seed: int) -> MemoryEnvironment:
         probes.append(_value_probe(f"m6-valid-{n:02d}", cp, "valid", back[id(r)]))
     for n, r in enumerate(expired):
         rec = back[id(r)]
+        assert rec.valid_to is not None, "an expired record has an end date by construction"
         probes.append(Probe(f"m6-expired-current-{n:02d}", cp, "expired_current", "value",
                             Q_VALUE.format(attribute=rec.attribute, entity=rec.entity), ("abstain", "answer"),
                             AnswerKey(abstain=True), (), {"valid_to": rec.valid_to.isoformat(),
@@ -1033,7 +1040,10 @@ def _m8_corpus(seed: int, n: int) -> tuple[Arm, Arm, dict[str, Any]]:
 
     cp = f"N={n}"
     probes: list[Probe] = []
-    t_of = lambda k: main_of[id(targets[k])]  # noqa: E731
+
+    def t_of(k: int) -> MemoryRecord:
+        return main_of[id(targets[k])]
+
     # i first (its keys are fixed by construction), then u, s, t, r.
     for j, k in enumerate(i_idx):
         used[k] += 1

@@ -110,7 +110,8 @@ def load_run(path: Path) -> dict[str, Any]:
     if not f.is_file():
         raise InputError(f"{path}: no memory.json; give a folder written by 'sitbench chi memory run --out'")
     try:
-        return json.loads(f.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(f.read_text(encoding="utf-8"))
+        return data
     except json.JSONDecodeError as exc:
         raise InputError(f"{f}: invalid JSON ({exc.msg})") from None
 

@@ -163,7 +163,7 @@ class DenseIndex:
         if done < len(self._texts):
             new = np.asarray(self._embedder.embed(self._texts[done:], batch_size=self._batch), dtype=np.float32)
             norms = np.linalg.norm(new, axis=1, keepdims=True)
-            new = new / np.where(norms > 0, norms, 1.0)
+            new = np.asarray(new / np.where(norms > 0, norms, 1.0), dtype=np.float32)
             self.embeddings += new.shape[0]
             self._matrix = np.vstack([self._matrix, new])
 

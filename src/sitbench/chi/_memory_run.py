@@ -82,9 +82,9 @@ from sitbench.chi._uncertainty import (
     MIN_RESAMPLES,
     bootstrap_indices,
     percentile_interval,
-    resample_means,
 )
 from sitbench.errors import InputError
+from sitbench.stats import resample_means
 
 RUN_VERSION = "chi-memory-run-0.1"
 REGISTERED_TESTS = [p.upper() for p in PANELS]
@@ -379,8 +379,8 @@ def score_panel(env: MemoryEnvironment, arms: Sequence[ArmResult]) -> dict[str, 
     out: dict[str, Any] = {"test_id": p.upper(), "outcomes": {}, "features": {}, "components": {}}
     for a in arms:
         out["outcomes"][a.arm.name] = _outcomes(a.results)
-    pre: Counter[str] = Counter(r.outcome.value for a in arms for r in a.pre_exposure)
-    out["pre_exposure"] = dict(sorted(pre.items()))
+    pre_exposure: Counter[str] = Counter(r.outcome.value for a in arms for r in a.pre_exposure)
+    out["pre_exposure"] = dict(sorted(pre_exposure.items()))
     if p == "m1":
         res = by["main"].results
         acc = {d: _rate(_counts(res, f"delay_{d}")) for d in env.params["delays"]}
@@ -489,22 +489,22 @@ def score_panel(env: MemoryEnvironment, arms: Sequence[ArmResult]) -> dict[str, 
         for n in env.grid:
             main = by[f"N={n}"]
             res = main.results
-            clean = by.get(f"N={n}/clean")
+            clean_arm = by.get(f"N={n}/clean")
             lures = [r.outcome for r in res if r.probe.stratum == "f"]
             points[n] = MemoryPoint.from_counts(
                 r=_counts(res, "r"), t=_counts(res, "t"), s=_counts(res, "s"), u=_counts(res, "u"),
                 i=_counts(res, "i"), lures=lure_counts(lures),
-                clean_i=None if clean is None else _counts(clean.results, "clean_i"))
+                clean_i=None if clean_arm is None else _counts(clean_arm.results, "clean_i"))
             c = {f"ingest.{k}": v for k, v in main.costs_ingest.items()}
             c.update({f"probe.{k}": v for k, v in main.costs_probe.items()})
             c.update({f"wall.{k}": v for k, v in main.wall.items()})
             c["events"] = main.events
             c["ticks"] = main.ticks
-            if clean is not None:  # the paired clean twin is a second fresh agent with its own costs
-                c.update({f"clean.ingest.{k}": v for k, v in clean.costs_ingest.items()})
-                c.update({f"clean.probe.{k}": v for k, v in clean.costs_probe.items()})
-                c.update({f"clean.wall.{k}": v for k, v in clean.wall.items()})
-                c["clean.events"] = clean.events
+            if clean_arm is not None:  # the paired clean twin is a second fresh agent with its own costs
+                c.update({f"clean.ingest.{k}": v for k, v in clean_arm.costs_ingest.items()})
+                c.update({f"clean.probe.{k}": v for k, v in clean_arm.costs_probe.items()})
+                c.update({f"clean.wall.{k}": v for k, v in clean_arm.wall.items()})
+                c["clean.events"] = clean_arm.events
             costs[n] = c
             diag[n] = {"u": _diagnose([r for r in res if r.probe.stratum == "u"]),
                        "s": _diagnose([r for r in res if r.probe.stratum == "s"])}
@@ -766,7 +766,7 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
                         **{f"{key}:trajectory-{k:02d}": v for k, tr in enumerate(trajectories) for key, v in tr["hashes"].items()}},
         config_hash=config_hash,
         load_grid=grid,
-        memory_mechanism=mechanism if has_m8 else None,  # type: ignore[arg-type]
+        memory_mechanism=mechanism if has_m8 else None,
         seeds=[tr["seed"] for tr in trajectories],
         analysis=Analysis(n_resamples=spec.resamples, seed=spec.seed % (2**31)),
         controls=controls,
@@ -780,9 +780,9 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
         ],
     )
     report = build_report(manifest, observations, n_resamples=spec.resamples, seed=spec.seed % (2**31))
-    memory = memory_section(spec, trajectories, report)
+    section = memory_section(spec, trajectories, report)
     return {"spec": dataclasses.asdict(spec), "manifest": manifest, "observations": observations, "report": report,
-            "memory": memory, "generator": generator_reports, "entry": entry, "wall_s": wall_s}
+            "memory": section, "generator": generator_reports, "entry": entry, "wall_s": wall_s}
 
 
 def _interval(values: np.ndarray, idx: np.ndarray | None, seed: int) -> dict[str, Any]:

@@ -42,8 +42,8 @@ from sitbench.chi._uncertainty import (
     check_resampling,
     eimc_bootstrap,
     percentile_interval,
-    resample_means,
 )
+from sitbench.stats import resample_means
 
 SPEC_LIMITATIONS: tuple[str, ...] = (
     "The axis taxonomy and transforms are proposed, not psychometrically validated.",
@@ -213,18 +213,21 @@ def _aggregate_point(points: Sequence[MemoryPoint], row: np.ndarray) -> MemoryPo
         # invalid lure, which is no proportion.
         inv = math.fsum(b for _, b in parts) / len(parts)  # type: ignore[misc]
     counts: dict[str, Counts | LureCounts] | None = None
-    if all(p.counts for p in points):
+    point_counts = [p.counts for p in points if p.counts]
+    if len(point_counts) == len(points):
         counts = {}
         for name in ("r", "t", "s", "u", "i", "clean_i"):
-            cs = [p.counts.get(name) for p in points]  # type: ignore[union-attr]
-            if all(isinstance(c, Counts) for c in cs):
-                counts[name] = Counts(correct=sum(c.correct for c in cs), total=sum(c.total for c in cs))  # type: ignore[union-attr]
-        ls = [p.counts.get("f") for p in points]  # type: ignore[union-attr]
-        if all(isinstance(c, LureCounts) for c in ls):
+            cs = [pc.get(name) for pc in point_counts]
+            counted = [c for c in cs if isinstance(c, Counts)]
+            if len(counted) == len(cs):
+                counts[name] = Counts(correct=sum(c.correct for c in counted), total=sum(c.total for c in counted))
+        ls = [pc.get("f") for pc in point_counts]
+        lures = [c for c in ls if isinstance(c, LureCounts)]
+        if len(lures) == len(ls):
             counts["f"] = LureCounts(
-                unsupported=sum(c.unsupported for c in ls),  # type: ignore[union-attr]
-                invalid=sum(c.invalid for c in ls),  # type: ignore[union-attr]
-                total=sum(c.total for c in ls),  # type: ignore[union-attr]
+                unsupported=sum(c.unsupported for c in lures),
+                invalid=sum(c.invalid for c in lures),
+                total=sum(c.total for c in lures),
             )
     clean = [p.clean_i for p in points]
     return MemoryPoint(
@@ -328,7 +331,8 @@ def build_report(
     for b, st in enumerate(steps):
         present = [a for a in range(n) if (a, b) in cell]
         def rep(x: np.ndarray | None, *key: int) -> np.ndarray | None:
-            return None if x is None else x[(slice(None), b, *key)]  # noqa: B023 - called only in this iteration
+            index: tuple[slice | int, ...] = (slice(None), b, *key)  # noqa: B023 - called only in this iteration
+            return None if x is None else x[index]
         memory = memory_unc = None
         if mem is not None and any(cell[(a, b)].memory is not None for a in present):
             pts_by_load: dict[int, MemoryPoint] = {}
@@ -496,15 +500,15 @@ def render_text(report: ChiReport) -> str:
         acc = report.memory_accumulation
         w(f"memory accumulation: EIMC change {_fmt(acc.eimc_change)} ({acc.eimc_change_kind}); Q_M change " + ", ".join(f"N={k}:{_fmt(v)}" for k, v in acc.q_m_change.items()))
     w("derived definitions:")
-    for k, v in report.derived_definitions.items():
-        w(f"  {k}: {v}")
+    for term, definition in report.derived_definitions.items():
+        w(f"  {term}: {definition}")
     w("controls: " + ("; ".join(report.controls) or "none declared"))
     w("exclusions/failures: " + ("; ".join(report.exclusions) or "none"))
     w("limitations:")
     for line in report.limitations:
         w(f"  - {line}")
     w("artifact hashes:")
-    for k, v in report.artifact_hashes.items():
-        w(f"  {k}: {v}")
+    for artifact, digest in report.artifact_hashes.items():
+        w(f"  {artifact}: {digest}")
     w(f"== {report.label} ==")
     return "\n".join(out)

@@ -125,9 +125,10 @@ def chi_score(h: Mapping[str, float | None], weights: Mapping[str, float] | None
     if absent:
         raise InputError(f"field 'h': axis {absent} absent; give every axis, with null where similarity is missing")
     values = {a: (None if h[a] is None else check_unit(h[a], f"h.{a}")) for a in AXES}
-    if any(v is None for v in values.values()):
+    known = {a: v for a, v in values.items() if v is not None}
+    if len(known) < len(AXES):
         return None
-    return 100.0 * math.prod(values[a] ** w[a] for a in AXES)  # type: ignore[operator]
+    return float(100.0 * math.prod(known[a] ** w[a] for a in AXES))
 
 
 def chi_array(h: np.ndarray, weights: Mapping[str, float] | None = None) -> np.ndarray:
@@ -138,7 +139,7 @@ def chi_array(h: np.ndarray, weights: Mapping[str, float] | None = None) -> np.n
     w = baseline_weights(AXES) if weights is None else check_weights(weights, AXES, "weights")
     wv = np.array([w[a] for a in AXES])
     with np.errstate(divide="ignore", invalid="ignore"):
-        return 100.0 * np.prod(np.power(h, wv), axis=-1)
+        return np.asarray(100.0 * np.prod(np.power(h, wv), axis=-1))
 
 
 class Calibration(BaseModel):

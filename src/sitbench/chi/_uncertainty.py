@@ -162,7 +162,7 @@ def q_m_array(factors: np.ndarray, alpha: Mapping[str, float] | None = None) -> 
     av = np.array([a[k] for k in MEMORY_FACTORS])
     x = np.array(factors, dtype=float, copy=True)
     x[..., 5] = 1.0 - x[..., 5]
-    return np.prod(np.power(x, av), axis=-1)
+    return np.asarray(np.prod(np.power(x, av), axis=-1))
 
 
 def eimc_codes(q: np.ndarray, tau: float) -> np.ndarray:
@@ -273,7 +273,7 @@ def eimc_bootstrap(
     cum = np.cumsum(counts) / len(codes)
     qlo = (1.0 - level) / 2.0
     lo_code = int(values[np.searchsorted(cum, qlo, side="left")])
-    hi_code = int(values[min(np.searchsorted(cum, 1.0 - qlo, side="left"), len(values) - 1)])
+    hi_code = int(values[min(int(np.searchsorted(cum, 1.0 - qlo, side="left")), len(values) - 1)])
     return EIMCInterval(
         tau=tau,
         categories=cats,

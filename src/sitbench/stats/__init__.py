@@ -46,6 +46,7 @@ from sitbench.stats._experiments import (
     EXPERIMENTS,
     Experiment,
     FamilyResult,
+    ProbeFilter,
     get_experiment,
     holm_family,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "DEFAULT_LENGTHS",
     "DEFAULT_SEED",
     "EXPERIMENTS",
+    "ProbeFilter",
     "SECONDARY_COMPARISONS",
     "STRATUM_ALIASES",
     "AnalysisReport",

@@ -48,6 +48,7 @@ from sitbench.stats._experiments import (
     CONFIRMATORY_FAMILY,
     EXPERIMENTS,
     Experiment,
+    ProbeFilter,
     holm_family,
 )
 from sitbench.stats._holm import check_alpha
@@ -325,17 +326,21 @@ def _selector(experiment: Experiment) -> Callable[[_Row], bool]:
     category = Category(experiment.probe_category) if experiment.probe_category else None
     capability = experiment.capability
     key = experiment.probe_filter
-    if key == "theorem_qualified":
+    if key is ProbeFilter.THEOREM_QUALIFIED:
         return lambda r: r.theorem_qualified
-    if key == "gate_sensitive":
+    if key is ProbeFilter.GATE_SENSITIVE:
         return lambda r: r.category is category and r.gate_sensitive
-    if key.startswith("history_length="):
+    if key is ProbeFilter.HISTORY_LENGTH:
         # E6: the fixed query set at history length T, every category. Runs scored before the
         # length was recorded carry 0 and are taken whole (the token-scaling run is then T = 500 only).
-        length = int(key.split("=", 1)[1])
+        length = experiment.history_length
+        if length is None:
+            raise InputError(f"experiment {experiment.id}: probe_filter {key.value!r} needs history_length; "
+                             "fix the registry")
         return lambda r: r.history_length in (length, 0)
     if category is None:
-        raise InputError(f"experiment {experiment.id}: probe_filter {key!r} has no selection rule; fix the registry")
+        raise InputError(f"experiment {experiment.id}: probe_filter {key.value!r} needs a probe_category; "
+                         "fix the registry")
     if capability is not None:
         return lambda r: r.category is category and r.capability == capability
     return lambda r: r.category is category

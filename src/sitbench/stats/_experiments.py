@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -10,6 +11,27 @@ from pydantic import BaseModel, ConfigDict
 from sitbench.errors import InputError
 from sitbench.schema import Configuration
 from sitbench.stats._holm import holm
+
+
+class ProbeFilter(StrEnum):
+    """Which trials an experiment's endpoint is computed on; the selection rule of each is in the analysis."""
+
+    THEOREM_QUALIFIED = "theorem_qualified"
+    """Theorem-qualified probes of every category (E1)."""
+    IDENTITY_ONLY = "capability=IDENTITY_ONLY"
+    """The probes of the experiment's category asked under its ``capability`` (E2)."""
+    TEMPORAL_PRE_POST = "temporal_pre_post"
+    """The experiment's category, stratified pre/post (E3)."""
+    BELIEF_HISTORY = "belief_history"
+    """The experiment's category (E4)."""
+    ATTACK_LEVEL = "attack_level"
+    """The experiment's category, stratified by attack level (E5)."""
+    HISTORY_LENGTH = "history_length=500"
+    """The fixed query set at the experiment's ``history_length``, every category (E6)."""
+    CROSS_SESSION = "cross_session"
+    """The experiment's category (E7)."""
+    GATE_SENSITIVE = "gate_sensitive"
+    """The gate-sensitive probes of the experiment's category (E8)."""
 
 
 class Experiment(BaseModel):
@@ -31,8 +53,8 @@ class Experiment(BaseModel):
     probe_category: Literal["A", "B", "C", "D", "E", "F", "G", "H"] | None
     """Probe category the endpoint is computed on; ``None`` when the subset cuts across
     categories (theorem-qualified probes, or E6's fixed query set)."""
-    probe_filter: str
-    """Key of the probe subset, for the code that selects trials from run records."""
+    probe_filter: ProbeFilter
+    """Which trials the endpoint is computed on (the analysis selects them from run records by it)."""
     probe_subset: str
     """The probe subset in words."""
     strata: tuple[str, ...] | None

@@ -53,8 +53,7 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
             task = progress.add_task("run", total=None)
             runner = Runner(dataset, candidate, model, out, options,
                             on_trial=lambda _record: progress.advance(task))
-            done = sum(t.status != "dropped" for t in RunStore(out).trials()) \
-                if resume and (out / "responses.jsonl").exists() else 0
+            done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
             progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done)
             manifest = asyncio.run(runner.run(resume=resume))
     finally:
@@ -200,7 +199,7 @@ def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_d
 
     from sitbench.runs import RunStore
 
-    reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).trials()
+    reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).iter_trials()
                       if t.status == "dropped")
     listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
     click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
@@ -245,7 +244,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
             from sitbench.runs import trial_ids
 
             total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard))
-            done = sum(t.status != "dropped" for t in RunStore(out).trials()) if resume else 0
+            done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
             progress.update(task, total=total, completed=done)
 
         try:

@@ -101,7 +101,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
     for path, manifest in zip(shards[1:], manifests[1:], strict=True):
         for name in _SAME:
             if _field(manifest, name) != _field(first, name):
-                raise InputError(f"{path}/manifest.json: field '{name}' differs from {shards[0]}'s "
+                raise InputError(f"{RunStore(path).manifest_path}: field '{name}' differs from {shards[0]}'s "
                                  f"({_field(manifest, name)!r} vs {_field(first, name)!r}); only shards of one "
                                  "run can be merged")
 
@@ -117,7 +117,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
             elif _content(seen) == _content(record):
                 duplicates += 1
             else:
-                raise InputError(f"{path}/responses.jsonl: trial {record.trial_id} differs from the copy in "
+                raise InputError(f"{store.responses_path}: trial {record.trial_id} differs from the copy in "
                                  f"{source[record.trial_id]}; keep one of the two runs out of the merge")
 
     expected = _expected(first)

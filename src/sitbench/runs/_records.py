@@ -11,8 +11,6 @@ from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.schema import Category, Configuration, Observation, Suite, Verdict
 
-
-
 FORMAT_VERSION = 1
 """Version of the run record format (manifest, trial and score records) this sitbench writes and reads.
 

@@ -85,10 +85,11 @@ def run_dataset_dir(run: Path, manifest: RunManifest, dataset: Path | None = Non
     recorded = manifest.dataset.get("path")
     if not recorded:
         # Path("") is the working directory: never read whatever dataset happens to be there.
-        raise InputError(f"{run}/manifest.json: dataset.path is missing; pass the dataset with --dataset DIR")
+        raise InputError(f"{RunStore(run).manifest_path}: dataset.path is missing; pass the dataset with "
+                         "--dataset DIR")
     data_dir = Path(recorded)
     if not data_dir.is_dir():
-        raise InputError(f"{run}/manifest.json: dataset.path {str(data_dir)!r} is not a directory; "
+        raise InputError(f"{RunStore(run).manifest_path}: dataset.path {str(data_dir)!r} is not a directory; "
                          "pass the dataset with --dataset")
     return data_dir
 

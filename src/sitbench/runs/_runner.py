@@ -223,7 +223,7 @@ class Runner:
     async def _run(self, resume: bool) -> RunManifest:
         started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         existing = None
-        if (self.store.root / "manifest.json").exists():
+        if self.store.has_manifest():
             if not resume:
                 raise InputError(f"{self.store.root}: already holds a run; pass --resume to continue it "
                                  "or choose another --out")

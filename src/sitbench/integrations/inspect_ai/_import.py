@@ -111,7 +111,7 @@ def import_inspect_log(log_path: Path, dataset: Path, out: Path, epoch: int = 1)
                          f"on {meta['dataset'].get('path')} (SHA-256 {recorded}); pass that dataset")
     verify_run_dataset(ds, meta["dataset"], log_path)
     store = RunStore(out)
-    if (out / "manifest.json").exists():
+    if store.has_manifest():
         raise InputError(f"{out}: already holds a run; choose another --out")
     model = log.eval.model
     by_trial: dict[str, TrialRecord] = {}

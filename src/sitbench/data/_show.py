@@ -304,7 +304,7 @@ def contract_in_words(contract: Contract, props: dict[str, Proposition], registr
     return ContractWords(must=must, must_not=must_not, rules=rules)
 
 
-def _status(prop: Proposition, state: SituatedState, closed: set[tuple[str, str]], lineage: Lineage) -> str:
+def _status(prop: Proposition, state: SituatedState, closed: set[tuple[Predicate, str]], lineage: Lineage) -> str:
     if prop.world_fact:
         return "world fact"
     value = state.truths.get(prop.prop_id)

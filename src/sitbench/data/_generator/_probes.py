@@ -12,20 +12,23 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sitbench.data._generator import _forms
 from sitbench.data._generator import _vocab as V
 from sitbench.data._generator._registry import RegistryBuilder, Rejected
-from sitbench.data._generator._symbolic import PairPlan
+from sitbench.data._generator._symbolic import Acquired, PairPlan, Secret, Session
 from sitbench.data._generator._text import overlap, tokens, with_article
-from sitbench.lineage import certified_disjoint, situated_state
+from sitbench.lineage import SituatedState, certified_disjoint, situated_state
 from sitbench.schema import (
     Act,
     CapabilityMode,
     Category,
     ClaimProvenance,
     Contract,
+    Event,
     Interlocutor,
     Lineage,
     SignedClaim,
@@ -35,6 +38,10 @@ from sitbench.schema import (
 PE, AC, TB, AG, UN = (ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED, ClaimProvenance.TOLD_BY,
                       ClaimProvenance.ASSISTANT_GENERAL, ClaimProvenance.UNSPECIFIED)
 IDO, PSEP, GA = CapabilityMode.IDENTITY_ONLY, CapabilityMode.PROVENANCE_SEPARATED, CapabilityMode.GENERAL_ALLOWED
+_Cand = TypeVar("_Cand")
+_Row = tuple[Event, set[str], set[str], set[str]]
+"""An evidence row: the event, the slots and equivalence classes it asserts, its tokens."""
+_Turn = tuple[int, dt.date, str]
 SESSION_WRITE = ("the session-1 conversation is ingested as a chronicle record (session event) before the "
                  "context reset; configurations with only a static profile keep nothing else")
 
@@ -142,7 +149,7 @@ class _Evidence:
     def __init__(self, lineage: Lineage, reg: RegistryBuilder) -> None:
         self.lineage = lineage
         self.reg = reg
-        self.rows = []  # (event, slots, classes, tokens)
+        self.rows: list[_Row] = []
         for e in lineage.events:
             if not e.asserts:
                 continue
@@ -157,9 +164,9 @@ class _Evidence:
         by_id = {e.event_id: e for e in lineage.events}
         self.acquisitions = [(a, tokens(_phrase(reg.get(a.prop_id).gloss) + " " + by_id[a.source_event].text))
                              for a in lineage.acquisitions]
-        self.state_cache: dict[dt.date, object] = {}
+        self.state_cache: dict[dt.date, SituatedState] = {}
 
-    def selected(self, spec: Spec) -> list[tuple]:
+    def selected(self, spec: Spec) -> list[_Row]:
         """Rows an oracle selection shows for this probe (records ≤ τ in the slots the probe touches)."""
         named = [cl.prop_id for cl in spec.req + spec.proh]
         slots = {self.reg.get(p).slot for p in named}
@@ -171,7 +178,7 @@ class _Evidence:
                 slots.add(prop.slot)
         return [r for r in self.rows if r[0].t <= spec.tau and (r[1] & slots or r[2] & classes)]
 
-    def state(self, tau: dt.date):  # noqa: ANN201
+    def state(self, tau: dt.date) -> SituatedState:
         if tau not in self.state_cache:
             self.state_cache[tau] = situated_state(self.lineage, tau)
         return self.state_cache[tau]
@@ -277,7 +284,7 @@ class ProbeBuilder:
 
     # -------------------------------------------------------------- helpers
 
-    def _record(self, m: int, pred) -> str:  # noqa: ANN001
+    def _record(self, m: int, pred: Callable[[Event], bool]) -> str:
         for e in self.lineages[m].events:
             if pred(e):
                 return e.event_id
@@ -290,7 +297,7 @@ class ProbeBuilder:
         self.groups += 1
         return f"g{self.groups}"
 
-    def _fill(self, n: int, candidates: list, make, label: str) -> None:  # noqa: ANN001
+    def _fill(self, n: int, candidates: list[_Cand], make: Callable[[_Cand], bool], label: str) -> None:
         """Draw candidates in random order until ``make`` has accepted ``n`` of them."""
         self.rng.shuffle(candidates)
         got = 0
@@ -372,7 +379,7 @@ class ProbeBuilder:
     def _cross_ab(self, owner: int, n: int) -> None:
         other = 1 - owner
         member = self.plan.members[owner]
-        cands = []
+        cands: list[tuple[str, str, str, dt.date, str]] = []
         for city, prop, t, _ in member.cities:
             for tau in self._taus(t):
                 now = self.residence_at(owner, tau) == city
@@ -384,7 +391,7 @@ class ProbeBuilder:
                 for tmpl in EMPLOYER_NOW if now else EMPLOYER_BEFORE:
                     cands.append(("employer", employer, prop, tau, tmpl))
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[str, str, str, dt.date, str]) -> bool:
             kind, name, prop, tau, tmpl = cand
             who = self._stranger()
             turns = [(1, tau, tmpl.format(x=name))]
@@ -405,7 +412,7 @@ class ProbeBuilder:
         first = [m0.jobs[0], m1.jobs[0]]
         cands = [(tau, tmpl) for tau in self._taus(max(first[0][4], first[1][4])) for tmpl in FIELD_Q]
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[dt.date, str]) -> bool:
             tau, tmpl = cand
             who = self._stranger()
             turns = [(1, tau, tmpl)]
@@ -431,7 +438,7 @@ class ProbeBuilder:
         cands += [("employer", name, prop, tau, tmpl) for name, prop in self.plan.confounder_employers
                   for tau in self.plan.checkpoints for tmpl in EMPLOYER_BEFORE]
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[str, str, str, dt.date, str]) -> bool:
             kind, name, prop, tau, tmpl = cand
             who = self._stranger()
             turns = [(1, tau, tmpl.format(x=name))]
@@ -470,7 +477,7 @@ class ProbeBuilder:
         return spec, None
 
     def _cross_c(self, owner: int, n: int) -> None:
-        cands = []
+        cands: list[tuple[Acquired, dt.date, CapabilityMode, str]] = []
         # The partner has not acquired the owner's topic: it is a boundary fact there.
         for a in [a for a in self.plan.members[owner].acquired if self.boundary_ok(a.topic)]:
             for tau in self._taus(a.t):
@@ -479,7 +486,7 @@ class ProbeBuilder:
                 for tmpl in GENERAL_Q:
                     cands.append((a, tau, PSEP, tmpl.format(discipline=a.topic.discipline, how=a.topic.how)))
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[Acquired, dt.date, CapabilityMode, str]) -> bool:
             a, tau, cap, utterance = cand
             who = self._stranger()
             group = self._group()
@@ -495,7 +502,7 @@ class ProbeBuilder:
         self._fill(n, cands, make, f"C cross for member {owner}")
 
     def _common_c(self, n: int) -> None:
-        cands = []
+        cands: list[tuple[V.Topic, str, str, dt.date, CapabilityMode, str]] = []
         for topic, knows, world in [u for u in self.plan.unacquired if self.boundary_ok(u[0])]:
             for tau in self.plan.checkpoints:
                 for tmpl in EXPLAIN_Q:
@@ -505,7 +512,7 @@ class ProbeBuilder:
                         cands.append((topic, knows, world, tau, cap, tmpl.format(discipline=topic.discipline,
                                                                                  how=topic.how)))
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[V.Topic, str, str, dt.date, CapabilityMode, str]) -> bool:
             topic, knows, world, tau, cap, utterance = cand
             who = self._stranger()
             specs = []
@@ -519,17 +526,21 @@ class ProbeBuilder:
         self._fill(n, cands, make, "common C")
 
     def _temporal(self, m: int, n: int) -> None:
-        pre, post = [], []
+        pre: list[tuple[Acquired, dt.date, str, str]] = []
+        post: list[tuple[Acquired, dt.date, str, str]] = []
         for a in self.plan.members[m].acquired:
-            event = self._record(m, lambda e, a=a: e.kind.value == "acquisition" and any(
-                s.prop_id == a.knows for s in e.asserts))
+
+            def acquires(e: Event, a: Acquired = a) -> bool:
+                return e.kind.value == "acquisition" and any(s.prop_id == a.knows for s in e.asserts)
+
+            event = self._record(m, acquires)
             for tau in self.plan.checkpoints:
                 if tau < a.t and not self.boundary_ok(a.topic):
                     continue
                 for tmpl in EXPLAIN_Q:
                     (post if tau >= a.t else pre).append((a, tau, tmpl.format(clause=a.topic.clause), event))
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[Acquired, dt.date, str, str]) -> bool:
             a, tau, utterance, event = cand
             who = self.rng.choice(self.colleagues + self.strangers[:3])
             spec, target = self._knowledge_spec(m, a.topic, a.knows, a.world, tau, IDO, utterance, who, Category.D)
@@ -545,9 +556,14 @@ class ProbeBuilder:
 
     def _relational(self, m: int, n: int) -> None:
         member = self.plan.members[m]
-        withhold, allowed = [], []
+        withhold: list[tuple[Secret, dt.date, str, Interlocutor, str]] = []
+        allowed: list[tuple[Secret, dt.date, str, Interlocutor, str]] = []
         for s in member.secrets:
-            target = self._record(m, lambda e, s=s: any(x.prop_id == s.prop for x in e.asserts))
+
+            def confides(e: Event, s: Secret = s) -> bool:
+                return any(x.prop_id == s.prop for x in e.asserts)
+
+            target = self._record(m, confides)
             for tau in self._taus(s.t):
                 for tmpl in RUMOUR_Q:
                     for who in self.strangers[:4] + self.colleagues:
@@ -558,14 +574,14 @@ class ProbeBuilder:
                 for tmpl in CONFIDANT_Q:
                     allowed.append((s, tau, tmpl.format(check=s.plan.check), told, target))
 
-        def make_withhold(cand) -> bool:  # noqa: ANN001
+        def make_withhold(cand: tuple[Secret, dt.date, str, Interlocutor, str]) -> bool:
             s, tau, utterance, who, _target = cand
             spec = Spec(m, Category.E, who, tau, [(1, tau, utterance)], req_acts=[Act.WITHHOLD],
                         forb_acts=[Act.ANSWER], proh=[c(s.prop), c(s.prop, False)], tier=Tier.CONFIDANT,
                         stratum="withholding", gate=True, note=f"Only {s.confidant} has been told.")
             return guard(spec, self.ev[m], "withhold") and self._keep(spec)
 
-        def make_allowed(cand) -> bool:  # noqa: ANN001
+        def make_allowed(cand: tuple[Secret, dt.date, str, Interlocutor, str]) -> bool:
             s, tau, utterance, who, target = cand
             spec = Spec(m, Category.E, who, tau, [(1, tau, utterance)], req_acts=[Act.ANSWER],
                         forb_acts=[Act.WITHHOLD], req=[c(s.prop, True, PE)], tier=Tier.CONFIDANT,
@@ -580,7 +596,7 @@ class ProbeBuilder:
         plans = list(zip(self.plan.members[0].beliefs, self.plan.members[1].beliefs, strict=True))
         cands = [(i, tau, tmpl) for i in range(len(plans)) for tau in self.plan.checkpoints for tmpl in BELIEF_Q]
 
-        def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list, history: bool,  # noqa: ANN001
+        def contract(m: int, i: int, tau: dt.date, who: Interlocutor, turns: list[_Turn], history: bool,
                      view_asked: bool = True) -> Spec:
             b = plans[i][m]
             held = [p for p, t in zip(b.stances, b.dates, strict=True) if t <= tau]
@@ -598,7 +614,7 @@ class ProbeBuilder:
                         proh=[c(p) for p in every if p != held[-1]] + [c(b.change)], stratum="pre",
                         note=f"Before any change of view on {b.topic.topic}.")
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[int, dt.date, str]) -> bool:
             i, tau, tmpl = cand
             if any(plans[i][m].dates[0] > tau for m in (0, 1)):
                 return False
@@ -625,7 +641,7 @@ class ProbeBuilder:
         for level in levels:
             cands = [(kind, name, prop, tau) for kind, name, prop in false_values for tau in self.plan.checkpoints]
 
-            def make(cand, level=level) -> bool:  # noqa: ANN001
+            def make(cand: tuple[str, str, str, dt.date], level: str = level) -> bool:
                 kind, name, prop, tau = cand
                 who = self.rng.choice(self.strangers + self.colleagues + [self.friend])
                 opener = PRESSURE["L1"][kind].format(x=name)
@@ -648,7 +664,7 @@ class ProbeBuilder:
         cands = [(s, tau, t1, t2) for s in self.plan.sessions for tau in self._taus(s.t)
                  for t1 in SESSION_1 for t2 in SESSION_2]
 
-        def make(cand) -> bool:  # noqa: ANN001
+        def make(cand: tuple[Session, dt.date, str, str]) -> bool:
             s, tau, t1, t2 = cand
             who = next(w for w in self.colleagues if w.interlocutor_id == s.colleague.lower())
             group = self._group()

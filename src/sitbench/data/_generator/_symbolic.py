@@ -12,7 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sitbench.data._generator import _events as EV
 from sitbench.data._generator import _realize as say
@@ -169,7 +171,11 @@ def _topic_tokens(topic: V.Topic) -> set[str]:
     return tokens(f"{topic.topic} {topic.discipline}")
 
 
-def _pick_disjoint(rng: random.Random, pool: list, n: int, key, taken: set[str]) -> list:  # noqa: ANN001
+_Item = TypeVar("_Item")
+
+
+def _pick_disjoint(rng: random.Random, pool: list[_Item], n: int, key: Callable[[_Item], set[str]],
+                   taken: set[str]) -> list[_Item]:
     """Greedy pick of ``n`` items whose token sets are pairwise disjoint and disjoint from ``taken``."""
     out = []
     items = list(pool)
@@ -360,19 +366,19 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
                                           text=f"session:{session.colleague}:{session.obj}:{session.nick[m]}"))
 
     # Beliefs: the same topics for both members, different histories; every member changes its mind at least once.
-    for topic in belief_topics:
-        stance_props = [reg.add("belief", "stance", f"belief.{topic.keyword.replace(' ', '-')}", "self", text,
-                                f"The identity holds that {text}.", [f"{topic.keyword} + {cue}"])
-                        for text, cue in topic.stances]
-        change = reg.add("belief", "stance_change", f"belief.{topic.keyword.replace(' ', '-')}.change", "self",
-                         f"changed mind about {topic.topic}", f"The identity changed its mind about {topic.topic}.",
-                         [f"used to think + {topic.keyword}", f"changed my mind about + {topic.keyword}"])
+    for belief in belief_topics:
+        stance_props = [reg.add("belief", "stance", f"belief.{belief.keyword.replace(' ', '-')}", "self", text,
+                                f"The identity holds that {text}.", [f"{belief.keyword} + {cue}"])
+                        for text, cue in belief.stances]
+        change = reg.add("belief", "stance_change", f"belief.{belief.keyword.replace(' ', '-')}.change", "self",
+                         f"changed mind about {belief.topic}", f"The identity changed its mind about {belief.topic}.",
+                         [f"used to think + {belief.keyword}", f"changed my mind about + {belief.keyword}"])
         # Both first views must exist when they are formed; a later stance may only be changed to.
         change_from = t1 + dt.timedelta(days=10)
-        early = [i for i in range(len(stance_props)) if topic.stance_since(i) <= first_view.year]
-        later = [i for i in range(len(stance_props)) if i not in early and topic.stance_since(i) <= change_from.year]
+        early = [i for i in range(len(stance_props)) if belief.stance_since(i) <= first_view.year]
+        later = [i for i in range(len(stance_props)) if i not in early and belief.stance_since(i) <= change_from.year]
         if len(early) < 2:
-            raise Rejected("anachronism", f"fewer than two stances on {topic.topic} existed by {first_view.year}")
+            raise Rejected("anachronism", f"fewer than two stances on {belief.topic} existed by {first_view.year}")
         rng.shuffle(early)
         rng.shuffle(later)
         order = early + later
@@ -383,14 +389,14 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
             first_t = _day(rng, first_view, t0 - dt.timedelta(days=20))
             change_t = _day(rng, change_from, t3 - dt.timedelta(days=10))
             k0, k1 = key("B"), key("B")
-            props = [stance_props[i] for i in seqs[m]]
-            member.beliefs.append(BeliefPlan(topic, props, [first_t, change_t], [k0, k1], change))
-            member.events.append(SymEvent(k0, first_t, EventKind.BELIEF, [SignedProp(prop_id=props[0])],
-                                          text=f"belief:first:{topic.stances[seqs[m][0]][0]}"))
+            stances = [stance_props[i] for i in seqs[m]]
+            member.beliefs.append(BeliefPlan(belief, stances, [first_t, change_t], [k0, k1], change))
+            member.events.append(SymEvent(k0, first_t, EventKind.BELIEF, [SignedProp(prop_id=stances[0])],
+                                          text=f"belief:first:{belief.stances[seqs[m][0]][0]}"))
             member.events.append(SymEvent(k1, change_t, EventKind.BELIEF,
-                                          [SignedProp(prop_id=props[1]), SignedProp(prop_id=change)],
-                                          retracts=[props[0]], source=k0,
-                                          text=f"belief:change:{topic.stances[seqs[m][1]][0]}"))
+                                          [SignedProp(prop_id=stances[1]), SignedProp(prop_id=change)],
+                                          retracts=[stances[0]], source=k0,
+                                          text=f"belief:change:{belief.stances[seqs[m][1]][0]}"))
 
     unacquired = [(t, *topic_props(t)) for t in topics[2 * scale.topics:]]
     conf_cities = [(c, city_props[cities.index(c)]) for c in cities[2 * scale.cities:]]
@@ -436,14 +442,18 @@ def check_plan(plan: PairPlan) -> None:
 # ------------------------------------------------------------------ realization
 
 
-def realize(plan: PairPlan, rng_for, fillers: tuple[int, int], shared_fillers: int) -> list[Lineage]:  # noqa: ANN001
+def realize(plan: PairPlan, rng_for: Callable[[str], random.Random], fillers: tuple[int, int],
+            shared_fillers: int) -> list[Lineage]:
     """Write every text (after the symbolic checks) and assemble both lineages.
 
     ``rng_for(key)`` gives a private random stream per event key, so a core record reads the
     same whatever the number of everyday events around it.
     """
     occ = plan.occupation
-    title_at = lambda t: next((v.occupation for v in reversed(plan.occupations) if v.t <= t), occ.title)  # noqa: E731
+
+    def title_at(t: dt.date) -> str:
+        return next((v.occupation for v in reversed(plan.occupations) if v.t <= t), occ.title)
+
     lineages = []
     everyday_rng = rng_for("everyday-shared")
     shared_seen: set[str] = set()
@@ -562,7 +572,7 @@ def _assemble(plan: PairPlan, member: Member, events: list[SymEvent]) -> Lineage
         Relationship(interlocutor_id=_id(plan.friend), name=plan.friend, versions=[
             RelationshipVersion(t=plan.checkpoints[0] - dt.timedelta(days=300), relation="acquaintance",
                                 clearance=Tier.ACQUAINTANCE),
-            RelationshipVersion(t=member.close_friend_t, relation="close friend", clearance=Tier.CONFIDANT,  # type: ignore[arg-type]
+            RelationshipVersion(t=member.close_friend_t, relation="close friend", clearance=Tier.CONFIDANT,
                                 event_id=next(ids[e.key] for e in events if e.key.startswith("T")))],
             shared_events=[ids[s.key] for s in member.secrets if s.confidant == plan.friend]),
     ]

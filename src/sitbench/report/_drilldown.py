@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from sitbench.glossary import category_label, config_label
+from sitbench.metrics import laa_outcome
 from sitbench.render import esc
 from sitbench.report._data import FailedTrial, LoadedRun, failed_checks
 from sitbench.report._exports import TRIALS_CSV
@@ -91,9 +92,7 @@ def _checks_html(failed: FailedTrial) -> str:
     )
     if score.partner is not None:
         partner_failed = [name for name, c in score.partner.checks.items() if not c.passed]
-        outcome = {(True, False): "correct", (False, True): "wrong identity", (False, False): "neither", (True, True): "both"}[
-            (score.verdict.valid, score.partner.valid)
-        ]
+        outcome = laa_outcome(score.verdict.valid, score.partner.valid).replace("_", " ")
         out += (
             f"<p class='note'>Partner contract (LAA): {'valid' if score.partner.valid else 'invalid'}"
             f"{' — failed ' + esc(', '.join(partner_failed)) if partner_failed else ''}; outcome <b>{esc(outcome)}</b>.</p>"

@@ -411,9 +411,13 @@ def _form_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])" + _phrase_regex(phrase) + r"(?:s|es|ed|ing|ers?)?(?![\w])", _I)
 
 
+_Trie = dict[str, "_Trie"]
+"""A prefix trie of tokens; the key ``""`` marks where a form ends."""
+
+
 def _trie_pattern(forms: Sequence[str]) -> str:
     """A regex that matches where any of ``forms`` starts (a prefix trie, so one pass tries them all)."""
-    trie: dict[str, dict] = {}
+    trie: _Trie = {}
     for form in forms:
         node = trie
         # A prefilter may match more: a final "y" is left off so that "galaxies" passes for "galaxy".
@@ -421,7 +425,7 @@ def _trie_pattern(forms: Sequence[str]) -> str:
             node = node.setdefault(token, {})
         node[""] = {}
 
-    def emit(node: dict[str, dict]) -> str:
+    def emit(node: _Trie) -> str:
         if "" in node:
             return ""  # some form is complete here: enough for a prefilter
         branches = [(r"[\s-]+" if token == " " else re.escape(token)) + emit(child)
@@ -1030,9 +1034,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             plans = [p for p in [*env.presupposed, *asked] if p.predicate.kind is PredicateKind.PLAN]
             verb = _ABANDON.search(body) or _PLAN_VERB.search(body)
             taken = _PLAN_PRONOUN.search(body, verb.end())  # type: ignore[union-attr]
-            for prop in plans if taken is not None else []:
-                positions[prop.prop_id] = (taken.start(), taken.end())  # the object of the abandoning verb
-                mentioned.append(prop)
+            if taken is not None:
+                for prop in plans:
+                    positions[prop.prop_id] = (taken.start(), taken.end())  # the object of the abandoning verb
+                    mentioned.append(prop)
         pronoun = _KNOWLEDGE_PRONOUN.search(body) if env.asked_classes and not mentioned else None
         if (pronoun is not None and _STUDY_CUE.search(body)
                 and (own_first_person or _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core)))):
@@ -1328,10 +1333,10 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     positive = [c for c in claims.values() if c.polarity]
     # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
     # about), not an incidental true fact.
-    answering = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
-    if positive and not answering:
+    answers = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
+    if positive and not answers:
         signals.add("incidental_claims_only")
-    if answering or general_answer or any(u.polarity and u.slot for u in unmapped):
+    if answers or general_answer or any(u.polarity and u.slot for u in unmapped):
         acts.add(Act.ANSWER)
     uncertainty = (UncertaintyLevel.NOT_KNOWING if not_knowing
                    else UncertaintyLevel.HEDGED if hedged else UncertaintyLevel.NONE)
@@ -1723,6 +1728,6 @@ def _unmapped_values(body: str, span: tuple[int, int], env: _EnvelopeFacts, voca
             if cont:
                 report(decl, _CAPITALIZED_VALUE.match(body, cont.end()))
     for m in _CLASSIFIER_CALLED.finditer(body):
-        decl = vocabulary._decl_by_predicate.get(_CLASSIFIER_PREDICATE[m.group(1).lower()])
-        if decl is not None:
-            report(decl, _CAPITALIZED_VALUE.match(body, m.end()))
+        classified = vocabulary._decl_by_predicate.get(Predicate(_CLASSIFIER_PREDICATE[m.group(1).lower()]))
+        if classified is not None:
+            report(classified, _CAPITALIZED_VALUE.match(body, m.end()))

@@ -38,6 +38,7 @@ from sitbench.candidates import (
     CandidateResponse,
     DecodingConfig,
     Message,
+    ResponseCache,
 )
 from sitbench.errors import InputError
 from sitbench.lineage import CONTRACT_FIELD_TOKENS, IsolationAudit, TokenSet
@@ -448,13 +449,9 @@ class LLMExtractor:
         self.cache_hits = 0
         """Requests answered from the cache."""
         self._describe = candidate.describe()
-        self._store: Any = None
+        self._store: ResponseCache | None = None
         if cache and self._describe.get("provider") != "mock":
-            from sitbench.candidates import (
-                CACHE_FILE,
-                ResponseCache,
-                default_cache_dir,
-            )
+            from sitbench.candidates import CACHE_FILE, default_cache_dir
 
             self._store = ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE)
         self._memory: OrderedDict[str, str] | None = OrderedDict() if cache else None

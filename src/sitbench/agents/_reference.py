@@ -29,6 +29,7 @@ from sitbench.candidates import (
     CandidateRequest,
     DecodingConfig,
     Message,
+    PromptView,
     get_candidate,
 )
 from sitbench.configs import BuildContext, ChronicleRetriever, build_prompt
@@ -68,7 +69,7 @@ class ReferenceAgent:
         self.conversation: list[Message] = []
         self.replies: list[tuple[AgentTurn, str]] = []
         self.history: list[dict[str, str]] = []
-        self.session_view: dict[str, object] = {}
+        self.session_view: PromptView = {}
         self.key = ""
 
     def describe(self) -> AgentInfo:
@@ -105,8 +106,8 @@ class ReferenceAgent:
         else:
             # Later turns of a session replay the conversation, as the configurations' runner does.
             messages = [*self.conversation, Message(role="user", content=turn.envelope)]
-            view = self.session_view | {"utterance": turn.utterance, "tau": turn.date.isoformat(),
-                                        "history": list(self.history)}
+            view: PromptView = {**self.session_view, "utterance": turn.utterance, "tau": turn.date.isoformat(),
+                                "history": list(self.history)}
         response = await self.candidate.complete(CandidateRequest(trial_id=f"agent-{uuid.uuid4().hex[:8]}",
                                                                   messages=messages, decoding=self.decoding,
                                                                   view=view))

@@ -22,6 +22,7 @@ from sitbench.candidates._protocol import (
     CandidateResponse,
     DecodingConfig,
     Message,
+    PromptView,
 )
 from sitbench.candidates._registry import candidate, get_candidate
 
@@ -36,6 +37,7 @@ __all__ = [
     "LocalServer",
     "LocalServerError",
     "Message",
+    "PromptView",
     "ResponseCache",
     "ServerEvent",
     "ServerEventKind",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from typing_extensions import TypedDict
 
 
 class Message(BaseModel):
@@ -33,6 +34,43 @@ class DecodingConfig(BaseModel):
     """Seed passed to providers that accept one (never treated as proof of determinism)."""
 
 
+class PromptView(TypedDict, total=False):
+    """The structured twin of a prompt's candidate-visible evidence, written by the prompt builders
+    (:func:`sitbench.configs.build_prompt`) and the runner's schedule, read by the deterministic mocks
+    and the reference agents. Every key is optional: a configuration shows only what its prompt shows.
+    Records, beliefs, relationships and acquisitions are the visible store's records dumped as JSON.
+    """
+
+    config: str
+    """The configuration that built the prompt (``A``–``I``, ``G_budget``)."""
+    tau: str
+    """The envelope's date (ISO), the τ of the turn being answered."""
+    capability: str | None
+    """The capability mode declared to the candidate (C–I), else ``None``."""
+    interlocutor_id: str
+    """Opaque id of the person asking."""
+    interlocutor: str
+    """How the person asking is described in the envelope."""
+    utterance: str
+    """What the person says this turn."""
+    profile: dict[str, Any] | None
+    """The public profile shown (B–I), else ``None``."""
+    records: list[dict[str, Any]]
+    """Evidence records shown, oldest first (D–I)."""
+    beliefs: list[dict[str, Any]]
+    """Belief histories shown (G–I)."""
+    relationships: list[dict[str, Any]]
+    """Relationship states shown (D–I)."""
+    acquisitions: list[dict[str, Any]]
+    """Acquisition records shown (D–I)."""
+    mediation: list[dict[str, Any]] | None
+    """Mediation items of configuration H."""
+    history: list[dict[str, str]]
+    """Earlier exchanges of the session, each ``{"user": …, "assistant": …}`` (none at its opening turn)."""
+    budget: dict[str, Any]
+    """``G_budget``'s budget record."""
+
+
 class CandidateRequest(BaseModel):
     """Everything a candidate may see for one model call."""
 
@@ -42,11 +80,12 @@ class CandidateRequest(BaseModel):
     """The serialized conversation, exactly as a remote model receives it."""
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
     """Decoding parameters."""
-    view: dict[str, Any] | None = None
+    view: SkipValidation[PromptView] | None = None
     """Structured form of the same candidate-visible evidence the messages carry.
 
     Deterministic mocks read it instead of parsing prose; remote models ignore it.
-    It never contains anything the messages do not (no contract, no lineage id)."""
+    It never contains anything the messages do not (no contract, no lineage id). Typed for the code that
+    writes and reads it, not validated per call (it is built by sitbench itself, once per prompt)."""
     response_format: dict[str, Any] | None = None
     """Constrain the output, in the OpenAI chat-completions form; None (the default) sends nothing.
 

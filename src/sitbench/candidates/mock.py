@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from sitbench.candidates._protocol import CandidateRequest, CandidateResponse
+from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, PromptView
 from sitbench.errors import InputError
 from sitbench.registry import Registry
 
@@ -94,7 +94,7 @@ class CollapseCandidate:
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
         return CandidateResponse(text=self.answer(request.view or {}), model_sent=self.name, provider="mock")
 
-    def answer(self, view: dict[str, Any]) -> str:
+    def answer(self, view: PromptView) -> str:
         utterance = view.get("utterance", "")
         profile = view.get("profile") or {}
         intro = (f"As a {profile['occupation']} from {profile['hometown']}, " if profile else "Well, ")
@@ -119,7 +119,7 @@ class OracleCandidate:
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
         return CandidateResponse(text=self.answer(request.view or {}), model_sent=self.name, provider="mock")
 
-    def answer(self, view: dict[str, Any]) -> str:
+    def answer(self, view: PromptView) -> str:
         utterance: str = view.get("utterance", "")
         tau: str = view.get("tau", "9999-12-31")
         records = [r for r in view.get("records", []) if r["t"] <= tau]

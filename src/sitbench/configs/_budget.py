@@ -42,7 +42,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from sitbench.candidates import Message
+from sitbench.candidates import Message, PromptView
 from sitbench.configs._builders import (
     BuildContext,
     PromptBuild,
@@ -477,7 +477,7 @@ def build_budgeted_prompt(
         dropped=[DroppedItem(section=item.section, index=item.index, t=item.t) for item in items[:cut]],
         fits=tokens <= budget,
     )
-    view = dict(build.view) | {"config": BUDGETED_G, "budget": record.model_dump(mode="json")}
+    view: PromptView = {**build.view, "config": BUDGETED_G, "budget": record.model_dump(mode="json")}
     result = PromptBuild(messages=build.messages, view=view,
                          evidence_ms=projection_ms + build.evidence_ms, evidence_count=build.evidence_count)
     return BudgetedBuild(build=result, record=record, projection_ms=projection_ms, truncation_ms=truncation_ms)

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sitbench.candidates import Message
+from sitbench.candidates import Message, PromptView
 from sitbench.configs._templates import CAPABILITY_POLICY, COMMON_POLICY, TEMPLATES
 from sitbench.lineage import serialize_profile
 from sitbench.schema import (
@@ -41,7 +41,7 @@ class PromptBuild:
     """The serialized prompt of one turn and its structured twin (for mocks and logs)."""
 
     messages: list[Message]
-    view: dict[str, Any]
+    view: PromptView
     evidence_ms: float = 0.0
     evidence_count: int = 0
 
@@ -185,7 +185,7 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
 
     shows_profile = config != "A"
     shows_state = config in "DEFGHI"
-    view: dict[str, Any] = {
+    view: PromptView = {
         "config": config,
         "tau": tau.isoformat(),
         "capability": query.capability.value if config != "A" and config != "B" else None,

@@ -16,6 +16,7 @@ from sitbench.candidates import (
     CandidateResponse,
     DecodingConfig,
     Message,
+    PromptView,
 )
 from sitbench.configs import (
     BUDGETED_G,
@@ -94,7 +95,7 @@ async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Ca
     turns: list[TurnRecord] = []
     persisted: list[str] = []
     conversation: list[Message] = []
-    session_view: dict[str, Any] = {}
+    session_view: PromptView = {}
     replies: list[dict[str, str]] = []
     session = query.turns[0].session
     prompt_tokens, evidence_ms, budget = 0, 0.0, None
@@ -118,7 +119,8 @@ async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Ca
             session_view = view
         else:
             messages = [*conversation, Message(role="user", content=envelope_for(query, index).render())]
-            view = session_view | {"utterance": turn.utterance, "tau": turn.t.isoformat(), "history": list(replies)}
+            view: PromptView = {**session_view, "utterance": turn.utterance, "tau": turn.t.isoformat(),
+                                "history": list(replies)}
         audit.check(trial_id, subject.subject, messages)
         request = CandidateRequest(trial_id=f"{trial_id}#{index}", messages=messages, decoding=decoding, view=view)
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,44 +80,45 @@ def _flag(value: bool | None) -> str:
     return "" if value is None else ("true" if value else "false")
 
 
-def trial_rows(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
+def iter_trial_rows(runs: Sequence[LoadedRun]) -> Iterator[dict[str, str]]:
     """One tidy row per scored trial, as strings in :data:`TRIAL_COLUMNS` order.
 
     Booleans are ``true``/``false``; an undefined value (the verdict of a dropped trial,
     the partner verdict of a trial outside Q*_disc, a missing stratum) is the empty string.
     ``failed_checks`` joins the names of the failed target checks with ``;``.
     """
-    rows: list[dict[str, str]] = []
     for run in runs:
         model = run.model
         for r in run.scores:
-            rows.append(
-                {
-                    "run": run.name,
-                    "trial_id": r.trial_id,
-                    "config": r.config,
-                    "probe_id": r.probe_id,
-                    "pair_id": r.pair_id,
-                    "lineage_id": r.lineage_id,
-                    "category": r.category.value,
-                    "stratum": r.stratum or "",
-                    "theorem_qualified": _flag(r.theorem_qualified),
-                    "status": r.status,
-                    "valid": _flag(None if r.verdict is None else r.verdict.valid),
-                    "partner_valid": _flag(None if r.partner is None else r.partner.valid),
-                    "failed_checks": ";".join(failed_checks(r)),
-                    "false_memory": _flag(r.false_memory),
-                    "temporal_leak": _flag(r.temporal_leak),
-                    "unauthorized_epistemic": _flag(r.unauthorized_epistemic),
-                    "prompt_tokens": str(r.prompt_tokens),
-                    "model": model,
-                    "ingest_ms": "" if r.ingest_ms is None else f"{r.ingest_ms:.3f}",
-                    "answer_ms": "" if r.answer_ms is None else f"{r.answer_ms:.3f}",
-                    "agent_tokens": "" if r.agent_tokens is None else str(r.agent_tokens),
-                    "memory_ops": "" if r.memory_ops is None else str(r.memory_ops),
-                }
-            )
-    return rows
+            yield {
+                "run": run.name,
+                "trial_id": r.trial_id,
+                "config": r.config,
+                "probe_id": r.probe_id,
+                "pair_id": r.pair_id,
+                "lineage_id": r.lineage_id,
+                "category": r.category.value,
+                "stratum": r.stratum or "",
+                "theorem_qualified": _flag(r.theorem_qualified),
+                "status": r.status,
+                "valid": _flag(None if r.verdict is None else r.verdict.valid),
+                "partner_valid": _flag(None if r.partner is None else r.partner.valid),
+                "failed_checks": ";".join(failed_checks(r)),
+                "false_memory": _flag(r.false_memory),
+                "temporal_leak": _flag(r.temporal_leak),
+                "unauthorized_epistemic": _flag(r.unauthorized_epistemic),
+                "prompt_tokens": str(r.prompt_tokens),
+                "model": model,
+                "ingest_ms": "" if r.ingest_ms is None else f"{r.ingest_ms:.3f}",
+                "answer_ms": "" if r.answer_ms is None else f"{r.answer_ms:.3f}",
+                "agent_tokens": "" if r.agent_tokens is None else str(r.agent_tokens),
+                "memory_ops": "" if r.memory_ops is None else str(r.memory_ops),
+            }
+
+
+def trial_rows(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
+    """Every row of :func:`iter_trial_rows` in a list."""
+    return list(iter_trial_rows(runs))
 
 
 def write_trials_csv(runs: Sequence[LoadedRun], path: Path) -> Path:
@@ -125,5 +126,5 @@ def write_trials_csv(runs: Sequence[LoadedRun], path: Path) -> Path:
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=TRIAL_COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(trial_rows(runs))
+        writer.writerows(iter_trial_rows(runs))  # row by row: a run's trials are never all held
     return path

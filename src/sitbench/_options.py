@@ -16,7 +16,7 @@ import click
 MAX_SEED = 2**63 - 1
 
 
-class Bounded(click.ParamType):
+class Bounded(click.ParamType):  # type: ignore[type-arg]  # generic in new click; a subscript breaks older ones
     """A finite number inside a range: NaN and infinities are refused, not silently accepted.
 
     Args:

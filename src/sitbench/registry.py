@@ -99,7 +99,7 @@ class Registry(Generic[T]):
         if key in self._loaded:
             return self._loaded[key]
         try:
-            obj = entry.load()
+            obj: T = entry.load()
         except Exception as exc:  # noqa: BLE001 - a broken plug-in is bad input, not a crash
             raise InputError(f"{self.option} {name}: the installed {self.kind} {entry.value} cannot be loaded "
                              f"({exc!r}); reinstall the package that provides it") from None

@@ -61,7 +61,7 @@ class RetryPolicy(BaseModel):
         nominal delay, so a burst of failing trials spreads out without collapsing to zero
         wait.
         """
-        nominal = min(self.max_delay_s, max(floor_s, self.base_delay_s * (2**retry_index)))
+        nominal = min(self.max_delay_s, max(floor_s, self.base_delay_s * (2.0**retry_index)))
         return nominal * (0.5 + 0.5 * rng.random())
 
     def rng_for(self, trial_id: str) -> random.Random:
@@ -195,8 +195,8 @@ def _error_message(body: object) -> str:
     """The human message inside a provider error body (OpenAI or Anthropic shape)."""
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
+        if isinstance(inner, dict) and isinstance(message := inner.get("message"), str):
+            return message
         if isinstance(inner, str):
             return inner
     if isinstance(body, str):
@@ -209,8 +209,8 @@ def _error_code(body: object) -> str:
         inner = body.get("error", body)
         if isinstance(inner, dict):
             for key in ("code", "type"):
-                if isinstance(inner.get(key), str):
-                    return inner[key]
+                if isinstance(code := inner.get(key), str):
+                    return code
     return ""
 
 

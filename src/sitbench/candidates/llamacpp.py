@@ -201,7 +201,8 @@ class LlamaCppCandidate:
             schema = response_schema(response_format)
             kwargs["response_format"] = {"type": "json_object"} | ({"schema": schema} if schema else {})
         with self._lock:
-            return self._load().create_chat_completion(**kwargs)
+            completion: dict[str, Any] = self._load().create_chat_completion(**kwargs)
+        return completion
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
         """Generate one answer; a prompt longer than ``n_ctx`` ends as a ``context_overflow`` drop.

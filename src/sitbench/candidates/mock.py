@@ -95,7 +95,7 @@ class CollapseCandidate:
         return CandidateResponse(text=self.answer(request.view or {}), model_sent=self.name, provider="mock")
 
     def answer(self, view: PromptView) -> str:
-        utterance = view.get("utterance", "")
+        utterance: str = view.get("utterance", "")
         profile = view.get("profile") or {}
         intro = (f"As a {profile['occupation']} from {profile['hometown']}, " if profile else "Well, ")
         entities = [e for e in _entities(utterance) if not profile or e not in str(profile)]

@@ -262,7 +262,7 @@ class DenseRetriever:
         if cached is not None:
             self._query_cache.move_to_end(query)
             return cached
-        vector = _unit_rows(self._checked(self._embedder.embed([query], batch_size=1), 1))[0]
+        vector: npt.NDArray[np.float32] = _unit_rows(self._checked(self._embedder.embed([query], batch_size=1), 1))[0]
         if self._query_cache_size:
             self._query_cache[query] = vector
             while len(self._query_cache) > self._query_cache_size:

@@ -213,7 +213,7 @@ def bar_chart(
     group_w = max(30.0, (22.0 if len(names) > 1 else 16.0) * len(names) + 14)
     plot_w = group_w * max(1, len(labels))
     plot_h = 170.0
-    legend_w = sum(14 + 7 * len(n) + 18 for n in names) if len(names) > 1 else 0
+    legend_w: float = sum(14 + 7 * len(n) + 18 for n in names) if len(names) > 1 else 0
     legend_w = max([legend_w] + [28 + 6.2 * len(ref.label) for ref in references])
     width = max(left + plot_w + right, left + legend_w + right, 260.0)
     height = top + plot_h + bottom + 14 * len(references)

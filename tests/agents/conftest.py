@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from agents_support import load_example
-
-from sitbench.data import pilot_content, write_dataset
-
-
-@pytest.fixture(scope="session")
-def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("pilot")
-    write_dataset(pilot_content(), root)
-    return root
 
 
 @pytest.fixture(autouse=True)

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from netguard import is_loopback
-
-from sitbench.data import pilot_content, write_dataset
 
 
 class OutsideContact(AssertionError):
@@ -67,10 +64,3 @@ def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         patch.setenv("SITBENCH_CACHE_DIR", str(base / "cache"))
         patch.setenv("INSPECT_LOG_DIR", str(base / "inspect-logs"))
         yield
-
-
-@pytest.fixture(scope="session")
-def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("pilot")
-    write_dataset(pilot_content(), root)
-    return root

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from sitbench.candidates._stub_server import StubChatServer
-from sitbench.data import pilot_content, write_dataset
-
-
-@pytest.fixture(scope="session")
-def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("pilot")
-    write_dataset(pilot_content(), root)
-    return root
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ the trial with the reason, never stop the run.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TypeVar, overload
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -35,6 +35,8 @@ from sitbench.agents._models import (
     StateRequest,
 )
 from sitbench.errors import InputError
+
+_Answer = TypeVar("_Answer", bound=BaseModel)
 
 
 class AgentOutputError(Exception):
@@ -81,7 +83,13 @@ class HttpAgentClient:
             raise InputError(f"--agent {self.base_url}: GET /info must return an AgentInfo object "
                              f"(`sitbench schema` writes agent_info.schema.json): {str(exc)[:200]}") from None
 
-    async def post(self, path: str, body: BaseModel, answer: type[BaseModel] | None = None) -> Any:
+    @overload
+    async def post(self, path: str, body: BaseModel, answer: type[_Answer]) -> _Answer: ...
+
+    @overload
+    async def post(self, path: str, body: BaseModel, answer: None = None) -> None: ...
+
+    async def post(self, path: str, body: BaseModel, answer: type[_Answer] | None = None) -> _Answer | None:
         response = await self.client().post(path, content=body.model_dump_json(),
                                             headers={"content-type": "application/json"})
         if response.status_code >= 400:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sitbench.errors import InputError
 from sitbench.stores import read_text, reject_unpaired_surrogate
+
+if TYPE_CHECKING:
+    from sitbench.schema import Verdict
+    from sitbench.verify import Judge, Judgement
 
 _DATASET = click.argument("dataset", type=click.Path(path_type=Path))
 _PROBE = click.option("--probe", "probe_id", default=None, help="Probe id, e.g. PR-01 (see hidden/probes.jsonl).")
@@ -34,16 +38,16 @@ def _single(probe_id: str | None, response: str | None) -> tuple[str, str]:
     return probe_id, _read(response)
 
 
-def _load(dataset: Path, extractor_spec: str):  # noqa: ANN202
+def _load(dataset: Path, extractor_spec: str) -> Judge:
     from sitbench.verify import get_extractor, load_judge
 
     return load_judge(dataset, extractor=get_extractor(extractor_spec))
 
 
-def verdict_payload(result: Any) -> dict[str, Any]:
+def verdict_payload(result: Judgement) -> dict[str, Any]:
     """Exactly what ``judge --json`` prints for one judgement (also one line of ``--batch`` output)."""
 
-    def dump(v):  # noqa: ANN001, ANN202
+    def dump(v: Verdict) -> dict[str, Any]:
         return {"valid": v.valid, "checks": {k: c.model_dump() for k, c in v.checks.items()}}
 
     return dump(result.verdict) | {"partner": dump(result.partner) if result.partner else None,

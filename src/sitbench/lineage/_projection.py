@@ -26,9 +26,9 @@ def project(lineage: Lineage, tau: dt.date) -> Lineage:
             relationships.append(rel.model_copy(update={"versions": versions}))
     beliefs = []
     for belief in lineage.beliefs:
-        versions = [v for v in belief.versions if v.t <= tau]
-        if versions:
-            beliefs.append(belief.model_copy(update={"versions": versions}))
+        belief_versions = [v for v in belief.versions if v.t <= tau]
+        if belief_versions:
+            beliefs.append(belief.model_copy(update={"versions": belief_versions}))
     return lineage.model_copy(
         update={
             "events": [e for e in lineage.events if e.t <= tau],

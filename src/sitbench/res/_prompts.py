@@ -74,7 +74,7 @@ def check_condition(condition: str) -> Condition:
     """Return ``condition`` typed as a :data:`Condition`, or raise ``ValueError``."""
     if condition not in CONDITIONS:
         raise ValueError(f"unknown condition {condition!r}; use one of {', '.join(CONDITIONS)}")
-    return condition  # type: ignore[return-value]
+    return condition
 
 
 def build_user_prompt(scenario: ResScenario, condition: Condition) -> str:

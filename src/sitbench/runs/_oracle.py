@@ -29,8 +29,9 @@ def oracle_selection(probe: Probe, query: Query, lineage: Lineage, registry: Reg
         if event.t > tau:
             continue
         for signed in event.asserts:
-            prop = props.get(signed.prop_id)
-            if prop is not None and (prop.slot in slots or (prop.equivalence_class and prop.equivalence_class in classes)):
+            asserted = props.get(signed.prop_id)
+            if asserted is not None and (asserted.slot in slots
+                                         or (asserted.equivalence_class and asserted.equivalence_class in classes)):
                 chosen.append(i)
                 break
     return chosen

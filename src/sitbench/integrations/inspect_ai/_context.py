@@ -14,8 +14,8 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from sitbench.candidates import PromptView
 from sitbench.configs import ChronicleRetriever
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
@@ -30,10 +30,10 @@ SAMPLE_METADATA_KEY = "sitbench"
 
 SUITES_WITH_SEED = ("dev", "heldout", "full", "e6")
 
-_VIEW: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("sitbench_view", default=None)
+_VIEW: contextvars.ContextVar[PromptView | None] = contextvars.ContextVar("sitbench_view", default=None)
 
 
-def current_view() -> dict[str, Any] | None:
+def current_view() -> PromptView | None:
     """The structured twin of the prompt being answered now, inside the sitbench solver; else None.
 
     sitbench's mock models (``sitbench/mock/oracle``, ``sitbench/mock/collapse``) read it instead of
@@ -43,12 +43,12 @@ def current_view() -> dict[str, Any] | None:
     return _VIEW.get()
 
 
-def set_view(view: dict[str, Any] | None) -> contextvars.Token[dict[str, Any] | None]:
+def set_view(view: PromptView | None) -> contextvars.Token[PromptView | None]:
     """Set :func:`current_view` for the model call about to be made; reset it with the token."""
     return _VIEW.set(view)
 
 
-def reset_view(token: contextvars.Token[dict[str, Any] | None]) -> None:
+def reset_view(token: contextvars.Token[PromptView | None]) -> None:
     _VIEW.reset(token)
 
 
@@ -103,6 +103,7 @@ def resolve_dataset(dataset: str | os.PathLike[str] | None, suite: str | None, s
     else:
         from sitbench.data import generate_content
 
+        assert seed is not None, "a generated suite's seed is set with its name above"
         content = generate_content(suite, seed)
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root.parent))

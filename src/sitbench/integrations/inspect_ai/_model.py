@@ -28,7 +28,8 @@ from sitbench.configs import wordpiece_counter
 from sitbench.errors import InputError
 from sitbench.integrations.inspect_ai._context import current_view
 
-MOCKS = {"mock/oracle": OracleCandidate, "mock/collapse": CollapseCandidate}
+MOCKS: dict[str, type[OracleCandidate] | type[CollapseCandidate]] = {
+    "mock/oracle": OracleCandidate, "mock/collapse": CollapseCandidate}
 
 
 def offline_token_count(text: str) -> int:
@@ -41,7 +42,7 @@ def to_sitbench_messages(messages: list[ChatMessage]) -> list[Message]:
     out = []
     for message in messages:
         role = message.role if message.role in ("system", "user", "assistant") else "user"
-        out.append(Message(role=role, content=message.text))  # type: ignore[arg-type]
+        out.append(Message(role=role, content=message.text))
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, SEED, Bounded
+from sitbench.cli._model_options import model_access_options
 from sitbench.errors import InputError
 from sitbench.res import (
     CLAIM_CEILING,
@@ -108,20 +109,7 @@ def _print_score(score: ResScore) -> None:
 @click.option("--seed", default=0, show_default=True, type=SEED,
               help="Decoding seed for providers that take one (0 … 2**63 − 1); the execution order's seed is "
                    "fixed by the preregistration.")
-@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server (openai/ models).")
-@click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
-@click.option("--timeout", "timeout_s", default=None, type=Bounded(float, 0, 86_400, low_open=True),
-              help="Per-call timeout in seconds (remote models; > 0).")
-@click.option("--max-retries", default=None, type=Bounded(int, 0, 100),
-              help="Retries of a failed call (timeout, refused or reset connection, rate limit, 5xx) before the "
-                   "cell is recorded as an error (remote models) [default: 4, with exponential backoff].")
-@click.option("--cache/--no-cache", default=False, show_default=True,
-              help="Serve repeated requests from the SQLite response cache and store new answers there "
-                   "(drops are never stored; mock candidates never use it).")
-@click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Response cache file (default: $SITBENCH_CACHE_DIR or ~/.cache/sitbench, responses.sqlite).")
-@click.option("--epoch", default=0, show_default=True, type=Bounded(int, 0, 1_000_000),
-              help="Repetition index; part of the cache key, so a new epoch samples afresh.")
+@model_access_options("the cell is recorded as an error")
 @click.option("--max-drop-rate", default=None, type=Bounded(float, 0, 1),
               help="Share of error cells (failed calls) above which the command exits with code 4 after "
                    "writing everything [default: no limit; the preregistration keeps errors as data].")

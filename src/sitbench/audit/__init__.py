@@ -8,6 +8,8 @@ an extractor against that reference, per stratum and as inverse-probability-weig
 estimates. Held-out audits are recorded as such and refused wherever development material goes.
 """
 
+from pydantic import BaseModel
+
 from sitbench.audit._agree import adjudicate, agreement, build_reference, load_reference
 from sitbench.audit._annotations import (
     annotation_problems,
@@ -49,7 +51,7 @@ from sitbench.audit._sample import (
 from sitbench.audit._sheet import render_sheet, sheet_data, write_sheets
 from sitbench.audit._verifier import measure, measure_file, reference_observation
 
-AUDIT_SCHEMAS = {
+AUDIT_SCHEMAS: dict[str, type[BaseModel]] = {
     "audit_annotation": Annotation,
     "audit_sample": AuditSample,
     "audit_reference": AuditReference,

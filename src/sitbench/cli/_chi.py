@@ -201,7 +201,7 @@ def similarity_from_json(data: Any, where: Path) -> dict[str, Any]:
                     f"field '{field}.scale_floor': a positive scale floor must be declared; "
                     "add 'scale_floor' at the top level or on the axis"
                 )
-            sim = axis_similarity(axis, entry["z"], entry["mu"], entry["s"], floor)  # type: ignore[arg-type]
+            sim = axis_similarity(axis, entry["z"], entry["mu"], entry["s"], floor)
         except InputError as exc:
             msg = str(exc)
             if msg.startswith("field '") and not msg.startswith(f"field '{field}"):

@@ -7,6 +7,7 @@ The agent is the architecture under test, so there is one configuration, ``agent
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 import itertools
@@ -320,7 +321,7 @@ class AgentRunner(Runner):
                 self.audit.check(trial_id, subject.subject, [message])
                 started = time.perf_counter()
                 try:
-                    result = await self._call("respond", lambda sent=sent: agent.respond(sent))
+                    result = await self._call("respond", functools.partial(agent.respond, sent))
                     reply = _validated(result, AgentReply, "respond", text_ok=True)
                 except (_Drop, AgentOutputError) as exc:
                     reason = exc.reason if isinstance(exc, _Drop) else f"{AgentFailure.MALFORMED.value}: {exc}"
@@ -413,9 +414,9 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     if state not in choices:
         raise InputError(f"--agent-state {state!r}: use auto, fork or reingest")
     policy = choices[state] or (StatePolicy.FORK if loaded.info.supports_fork else StatePolicy.REINGEST)
-    options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard),
-                         response_cache=response_cache, epoch=epoch)
-    runner = AgentRunner(dataset, loaded, out, options, policy, limit, on_trial=on_trial)
+    run_options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard),
+                             response_cache=response_cache, epoch=epoch)
+    runner = AgentRunner(dataset, loaded, out, run_options, policy, limit, on_trial=on_trial)
     if on_start:
         on_start(runner)
     return asyncio.run(runner.run(resume=resume))

@@ -8,7 +8,7 @@ import datetime as dt
 import fcntl
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -83,7 +83,7 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     return i, n
 
 
-def trial_ids(ds: LoadedDataset, configs: list[str], shard: tuple[int, int] | None) -> list[tuple[str, str]]:
+def trial_ids(ds: LoadedDataset, configs: Sequence[str], shard: tuple[int, int] | None) -> list[tuple[str, str]]:
     """(config, probe_id) in a fixed order; a shard takes every n-th trial."""
     trials = [(c, p) for c in configs for p in ds.hidden.probes]
     if shard:

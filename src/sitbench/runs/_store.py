@@ -185,8 +185,8 @@ class RunStore:
                 # dict order: first appearance; value: the last line
                 latest[key] = (number, here, len(raw))
         if self.torn_bytes and repair:
-            with path.open("r+b") as handle:
-                handle.truncate(offset - self.torn_bytes)
+            with path.open("r+b") as writable:
+                writable.truncate(offset - self.torn_bytes)
         self.superseded = lines - len(latest)
         return list(latest.values())
 

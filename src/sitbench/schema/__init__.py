@@ -1,5 +1,7 @@
 """Pydantic models for everything sitbench serializes (SPEC §2.1–2.5)."""
 
+from pydantic import BaseModel
+
 from sitbench.schema._common import (
     CATEGORY_METRICS,
     PERSONAL_PROVENANCES,
@@ -65,7 +67,7 @@ from sitbench.schema._registry import ClosedWorldDeclaration, Proposition, Regis
 SCHEMA_VERSION = "1.0"
 
 #: Models exported as JSON Schema by ``sitbench schema``.
-EXPORTED_MODELS = {
+EXPORTED_MODELS: dict[str, type[BaseModel]] = {
     "lineage": Lineage,
     "registry": Registry,
     "query": Query,
@@ -80,7 +82,6 @@ EXPORTED_MODELS = {
 }
 
 __all__ = [
-    "Configuration",
     "CATEGORY_METRICS",
     "EXPORTED_MODELS",
     "PERSONAL_PROVENANCES",
@@ -96,6 +97,7 @@ __all__ = [
     "ClosedWorldDeclaration",
     "Confidence",
     "ConfidenceLevel",
+    "Configuration",
     "Contract",
     "DatasetManifest",
     "DisclosureSignals",

@@ -17,14 +17,16 @@ import random
 import statistics
 import time
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _corpus_tool():  # noqa: ANN202
+def _corpus_tool() -> ModuleType:
     spec = importlib.util.spec_from_file_location("corpus_tool", ROOT / "tests" / "verify" / "corpus" / "corpus_tool.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    assert spec is not None and spec.loader is not None, "the corpus tool ships with the repository's tests"
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     return module
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sitbench.configs import BuildContext, ChronicleRetriever, build_prompt
-from sitbench.schema import Category
+from sitbench.schema import Category, Probe, Query, Turn
 from sitbench.stores import LoadedDataset, load_dataset
 
 ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
@@ -26,7 +27,7 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> BuildContext:
     return BuildContext(retriever=ChronicleRetriever(cache_dir=tmp_path_factory.mktemp("embeddings")))
 
 
-def _turns(ds: LoadedDataset):  # noqa: ANN202
+def _turns(ds: LoadedDataset) -> Iterator[tuple[Probe, Query, int, Turn]]:
     for probe in ds.hidden.probes.values():
         query = ds.visible.queries[probe.query_key]
         for index, turn in enumerate(query.turns):

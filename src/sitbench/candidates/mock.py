@@ -18,6 +18,7 @@ prompt shows — and never a contract, a label or an internal id.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -35,12 +36,36 @@ _NAME_Q = re.compile(r"\b(call|called|name|nickname)\b", re.I)
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
 
 
-def _tokens(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z][a-z'-]{3,}", text.lower()) if w not in _STOP}
+_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 
 
-def _overlap(a: set[str], b: set[str]) -> int:
-    return sum(1 for x in a if any(x in y or y in x for y in b if min(len(x), len(y)) >= 4))
+# The oracle compares every record a configuration shows with every utterance, and the same record
+# texts come back trial after trial: their word sets are computed once (a test instrument may
+# precompute; the answers are the same).
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+
+
+@functools.lru_cache(maxsize=65536)
+def _token_index(text: str) -> tuple[frozenset[str], str]:
+    words = _tokens(text)
+    # No word holds a NUL, so a word is inside one of these words exactly when it is inside the join.
+    return words, "\x00".join(words)
+
+
+@functools.lru_cache(maxsize=65536)
+def _pieces(word: str) -> frozenset[str]:
+    """Every substring of ``word`` of four or more characters (the words another word may be inside)."""
+    return frozenset(word[i:j] for i in range(len(word)) for j in range(i + 4, len(word) + 1))
+
+
+def _overlap(words: frozenset[str], text: str) -> int:
+    """How many of ``words`` are inside a word of ``text`` or hold one; every word has four or more letters."""
+    others, joined = _token_index(text)
+    if not others:
+        return 0
+    return sum(1 for x in words if x in joined or not others.isdisjoint(_pieces(x)))
 
 
 def _entities(utterance: str) -> list[str]:
@@ -130,8 +155,9 @@ class OracleCandidate:
                 if versions:
                     clearance = versions[-1]["clearance"]
         words = _tokens(utterance)
-        relevant = sorted(records, key=lambda r: -_overlap(words, _tokens(r["text"])))
-        relevant = [r for r in relevant if _overlap(words, _tokens(r["text"])) > 0]
+        overlaps = [_overlap(words, r["text"]) for r in records]
+        ranked = sorted(range(len(records)), key=lambda i: -overlaps[i])
+        relevant = [records[i] for i in ranked if overlaps[i] > 0]
         names = [e for e in _entities(utterance)]
 
         # 1. Never share what this speaker is not cleared for.
@@ -141,12 +167,12 @@ class OracleCandidate:
         if _NAME_Q.search(utterance):
             for r in reversed(records):
                 m = _QUOTED.search(r["text"]) if r.get("session_id") else None
-                if m and _overlap(words, _tokens(r["text"])) > 0:
+                if m and _overlap(words, r["text"]) > 0:
                     return f"We agreed to call it '{m.group(1) or m.group(2)}'."
         # 3. Beliefs with their history.
         beliefs = view.get("beliefs") or _beliefs_from_records(records)
-        beliefs = [b for b in beliefs if _overlap(words, _tokens(b["topic"] + " " + " ".join(
-            s["stance"] for s in b["stances"]))) > 0]
+        beliefs = [b for b in beliefs if _overlap(words, b["topic"] + " " + " ".join(
+            s["stance"] for s in b["stances"])) > 0]
         if beliefs:
             stances = [s for s in beliefs[0]["stances"] if s["t"] <= tau]
             if len(stances) > 1:
@@ -157,7 +183,7 @@ class OracleCandidate:
         # 4. Knowledge questions: own acquisitions, else abstain or a labelled general answer.
         if _KNOWLEDGE_Q.search(utterance):
             acquired = [a for a in view.get("acquisitions", []) if a["t"] <= tau
-                        and _overlap(words, _tokens(a["topic"] + " " + a["source_text"])) > 0]
+                        and _overlap(words, a["topic"] + " " + a["source_text"]) > 0]
             if acquired:
                 a = acquired[-1]
                 return f"I learned about {a['topic']} through {a['provenance']}: {a['source_text']}"

@@ -106,7 +106,7 @@ class ReferenceAgent:
         else:
             # Later turns of a session replay the conversation, as the configurations' runner does.
             messages = [*self.conversation, Message(role="user", content=turn.envelope)]
-            view: PromptView = {**self.session_view, "utterance": turn.utterance, "tau": turn.date.isoformat(),
+            view = {**self.session_view, "utterance": turn.utterance, "tau": turn.date.isoformat(),
                                 "history": list(self.history)}
         response = await self.candidate.complete(CandidateRequest(trial_id=f"agent-{uuid.uuid4().hex[:8]}",
                                                                   messages=messages, decoding=self.decoding,

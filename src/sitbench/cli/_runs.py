@@ -6,6 +6,7 @@ import asyncio
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,6 +14,10 @@ from sitbench._options import SEED, Bounded
 from sitbench.cli._model_options import model_access_options
 from sitbench.errors import InputError
 from sitbench.glossary import category_label, configurations_help
+
+if TYPE_CHECKING:
+    from sitbench.candidates import ResponseCache
+    from sitbench.runs import RunStore
 
 #: Exit code of a run whose share of dropped trials exceeds --max-drop-rate (2: bad input, 3: a prompt
 #: failed the payload-isolation audit).
@@ -22,7 +27,7 @@ EXIT_TOO_MANY_DROPS = 4
 _Bounded = Bounded
 
 
-def _progress(total: int, label: str):
+def _progress(total: int, label: str) -> Any:
     from sitbench.runs import progress_display
 
     return progress_display(label)
@@ -63,7 +68,7 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
 
 
-def _warn_torn(store) -> None:
+def _warn_torn(store: RunStore) -> None:
     """Say so when responses.jsonl ends in a torn line: that trial is not scored until it is re-run."""
     if store.torn_bytes:
         click.echo(f"warning: {store.responses_path} ends with a torn line ({store.torn_bytes} bytes after the last "
@@ -331,7 +336,7 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
                    f"sitbench run DATASET --out {out} --resume (same --model and --config)", err=True)
 
 
-def _open_cache(cache_path: Path | None):
+def _open_cache(cache_path: Path | None) -> ResponseCache:
     from sitbench.candidates import CACHE_FILE, ResponseCache, default_cache_dir
 
     return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE)

@@ -101,9 +101,9 @@ async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Ca
     prompt_tokens, evidence_ms, budget = 0, 0.0, None
 
     def record(status: str, drop_reason: str | None = None) -> TrialRecord:
-        return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=model,  # type: ignore[arg-type]
-                           handler=handler, turns=turns, persisted=persisted,  # type: ignore[arg-type]
-                           status=status, drop_reason=drop_reason,  # type: ignore[arg-type]
+        return TrialRecord(trial_id=trial_id, config=config, probe_id=probe_id, model=model,
+                           handler=handler, turns=turns, persisted=persisted,
+                           status=status, drop_reason=drop_reason,
                            prompt_tokens=prompt_tokens, evidence_ms=evidence_ms, budget=budget)
 
     for index, turn in enumerate(query.turns):
@@ -119,7 +119,7 @@ async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Ca
             session_view = view
         else:
             messages = [*conversation, Message(role="user", content=envelope_for(query, index).render())]
-            view: PromptView = {**session_view, "utterance": turn.utterance, "tau": turn.t.isoformat(),
+            view = {**session_view, "utterance": turn.utterance, "tau": turn.t.isoformat(),
                                 "history": list(replies)}
         audit.check(trial_id, subject.subject, messages)
         request = CandidateRequest(trial_id=f"{trial_id}#{index}", messages=messages, decoding=decoding, view=view)

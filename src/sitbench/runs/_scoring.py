@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator
 
 from sitbench.errors import InputError
@@ -19,7 +20,7 @@ from sitbench.stores import LoadedDataset
 from sitbench.verify import Extractor, Judge
 
 
-def _acquired_after(lineage: Lineage, registry: Registry, tau) -> set[str]:
+def _acquired_after(lineage: Lineage, registry: Registry, tau: dt.date) -> set[str]:
     """Props (and their equivalence classes' members) first established after τ."""
     props = registry.by_id()
     before = {s.prop_id for e in lineage.events if e.t <= tau for s in e.asserts if s.polarity}

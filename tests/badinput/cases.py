@@ -758,16 +758,17 @@ def _wrong(kind: str, what: str, argv: Callable[[Workspace], list[str]], *names:
     case(kind, what)(lambda ws: Invocation(argv(ws), names, env(ws) if env else {}))
 
 
-_wrong("wrong type/field", "score/a-dataset-not-a-run", lambda ws: ["score", str(ws.dataset())], "manifest.json",
-       "run_id")
+_wrong("wrong type/field", "score/a-dataset-not-a-run", lambda ws: ["score", str(ws.dataset())],
+       "is a dataset directory, not a run directory", "sitbench run")
 _wrong("wrong type/field", "run/resume-into-a-dataset",
        lambda ws: ["run", str(ws.dataset()), "--model", "mock/oracle", "--out", str(ws.dataset()), "--resume"],
-       "manifest.json")
+       "is a dataset directory, not a run directory")
 _wrong("missing file", "validate/a-run-not-a-dataset", lambda ws: ["validate", str(ws.run())], "visible/subjects")
 _wrong("missing file", "tokens/a-run-not-a-dataset", lambda ws: ["stats", "tokens", str(ws.run())], "visible/subjects")
-_wrong("missing file", "metrics/a-dataset-not-a-run", lambda ws: ["metrics", str(ws.dataset())], "scores.jsonl")
+_wrong("missing file", "metrics/a-dataset-not-a-run", lambda ws: ["metrics", str(ws.dataset())],
+       "is a dataset directory, not a run directory")
 _wrong("missing file", "analyze/e6-run-is-a-dataset",
-       lambda ws: ["analyze", str(ws.run()), "--e6-run", str(ws.dataset())], "scores.jsonl")
+       lambda ws: ["analyze", str(ws.run()), "--e6-run", str(ws.dataset())], "is a dataset directory")
 _wrong("wrong type/field", "res/score-sit-responses",
        lambda ws: ["res", "score", str(ws.run() / "responses.jsonl")], "responses.jsonl", "line 1", "scenario_id")
 _wrong("wrong type/field", "chi/eimc-given-a-manifest", lambda ws: ["chi", "eimc", str(ws.chi() / "manifest.json")],

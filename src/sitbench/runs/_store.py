@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
 from sitbench.schema import Verdict
-from sitbench.stores import load_model, parse_jsonl_line, write_json, write_jsonl
+from sitbench.stores import HIDDEN_DIR, VISIBLE_DIR, load_model, parse_jsonl_line, write_json, write_jsonl
 
 MANIFEST_FILE = "manifest.json"
 """A run's manifest (:class:`RunManifest`), inside the run directory."""
@@ -125,14 +125,23 @@ class RunStore:
                              "file `sitbench run` writes")
         if not self.manifest_path.is_file():
             raise InputError(f"{self.root}: not a run directory (no {MANIFEST_FILE}); create one with `sitbench run`")
+        self._refuse_dataset()
         return self
+
+    def _refuse_dataset(self) -> None:
+        # A dataset directory also has a manifest.json; without this its fields would be reported as a broken run.
+        if (self.root / HIDDEN_DIR).is_dir() and (self.root / VISIBLE_DIR).is_dir():
+            raise InputError(f"{self.root}: is a dataset directory, not a run directory; a run is what "
+                             f"`sitbench run {self.root} --model MODEL --out RUN` writes into RUN")
 
     def manifest(self) -> RunManifest:
         """The run's manifest.
 
         Raises:
-            InputError: the file is missing or malformed, or of a newer format (naming the version to install).
+            InputError: the file is missing or malformed, or of a newer format (naming the version to install),
+                or the directory is a dataset rather than a run.
         """
+        self._refuse_dataset()
         return load_model(self.manifest_path, RunManifest, str(self.manifest_path))
 
     def manifest_or_none(self) -> RunManifest | None:
@@ -321,6 +330,7 @@ class RunStore:
             raise InputError(f"{self.root}: no such run directory; pass a directory written by `sitbench run`")
         path = self.scores_path
         if not path.is_file():
+            self._refuse_dataset()
             raise InputError(f"{path}: file not found; score the run first with `sitbench score {self.root}`")
         return self._read_scores(summary, check)
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from sitbench.candidates import Message
 from sitbench.configs import WordPieceCounter, _budget
-from sitbench.lineage import IsolationAudit, IsolationError
+from sitbench.lineage import IsolationAudit, IsolationError, TokenSet
 from sitbench.stores import load_dataset
 
 # Spaces and line breaks of every kind, controls BERT deletes (U+001C is whitespace to Python),
@@ -59,6 +59,9 @@ def audit_setup(pilot: Path) -> tuple[IsolationAudit, str, list[str], list[str]]
     return audit, subject, ids, audit.partner_only[subject][:3]
 
 
+LONG_FIELD = "CHRONICLE: " + "; ".join(f"[{n}] 1990-01-0{n % 9 + 1} an ordinary day at the market" for n in range(12))
+
+
 def _verdict(check: object, *args: object) -> str | None:
     try:
         check(*args)  # type: ignore[operator]
@@ -75,9 +78,33 @@ def test_the_cached_audit_stops_exactly_the_prompts_a_whole_text_scan_stops(
     pieces = data.draw(st.lists(st.one_of(TEXTS, st.sampled_from(ids), st.sampled_from(records),
                                           st.sampled_from(["required_acts", "ANSWER", "SValid-ish", "gold"])),
                                 max_size=8))
-    joiner = data.draw(st.sampled_from([" ", "\n", "", "; ", "-"]))
+    if data.draw(st.booleans()):
+        # A long clean field: long segments are remembered per subject once found clean.
+        pieces.insert(data.draw(st.integers(0, len(pieces))), LONG_FIELD)
+    joiner = data.draw(st.sampled_from([" ", "\n", "", "; ", "-", "] [", "]", "["]))
     text = joiner.join(pieces)
     expected = _verdict(audit._check_text, "T", subject, 0, text)
     # Twice: the second pass reads chunks the first one (or an earlier example) found clean.
     for _ in range(2):
         assert _verdict(audit.check, "T", subject, [Message(role="user", content=text)]) == expected
+
+
+def test_a_remembered_segment_is_clean_only_for_its_subject_and_brackets_cannot_hide_a_record() -> None:
+    partner = "she moved to Lisbon in the spring of 1990 and never looked back"
+    bracketed = "she kept a diary] [and burned it"
+    audit = IsolationAudit(TokenSet(["L0001"]), TokenSet(["required_acts"]),
+                           {"s1": [], "s2": [partner, bracketed]})
+    field = f"[CHRONICLE: {LONG_FIELD}; {partner}] [MESSAGE: hello]"
+    audit.check("T", "s1", [Message(role="user", content=field)])  # clean for s1: s1 has no partner records
+    with pytest.raises(IsolationError, match="partner record"):
+        audit.check("T", "s2", [Message(role="user", content=field)])
+    clean = f"[CHRONICLE: {LONG_FIELD}] [MESSAGE: hello]"
+    audit.check("T", "s2", [Message(role="user", content=clean)])
+    # The remembered chronicle segment does not excuse a record or an id in another segment.
+    with pytest.raises(IsolationError, match="partner record"):
+        audit.check("T", "s2", [Message(role="user", content=f"{clean} [NOTE: {partner}]")])
+    with pytest.raises(IsolationError, match="L0001"):
+        audit.check("T", "s2", [Message(role="user", content=f"[CHRONICLE: {LONG_FIELD}] [MESSAGE: L0001]")])
+    # A record holding the separator spans two segments and is still found.
+    with pytest.raises(IsolationError, match="partner record"):
+        audit.check("T", "s2", [Message(role="user", content=f"[CHRONICLE: {LONG_FIELD}; {bracketed}]")])

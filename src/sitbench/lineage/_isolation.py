@@ -30,6 +30,13 @@ class IsolationAudit:
     """Subject → texts of the partner's records that the subject does not share."""
     _clean_chunks: set[str] = field(default_factory=set, repr=False)
     """Space-separated chunks of prompts already found to hold no id and no contract field."""
+    _partner_keys: dict[str, tuple[list[str], list[tuple[str, frozenset[str]]]]] = field(
+        default_factory=dict, repr=False)
+    """Subject → its partner records that may cross a segment separator, and the others, each with the
+    chunks it must find whole in a segment that holds it."""
+    _clean_segments: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    """Subject → long prompt segments already found clean for that subject."""
+    _segment_chars: int = field(default=0, repr=False)
 
     @classmethod
     def for_dataset(cls, ds: LoadedDataset) -> IsolationAudit:
@@ -52,13 +59,38 @@ class IsolationAudit:
                 self._check_text(trial_id, subject, n, message.content)
 
     def _clean(self, subject: str, text: str) -> bool:
+        # A prompt is its configuration's bracketed fields, "[PROFILE …] [CHRONICLE …] …", and the long
+        # ones (a chronicle, a projected state) come back unchanged in many prompts of a subject while
+        # the envelope changes: each segment between "] [" separators is audited once per subject.
+        # Exact: no token ([\w-]+) holds a bracket or a space, and a partner record with no bracket
+        # lies inside one segment wherever it occurs; records with a bracket are looked for in the
+        # whole text.
+        straddling, partners = self._partners(subject)
+        if any(record in text for record in straddling):
+            return False
+        seen = self._clean_segments.setdefault(subject, set())
+        for segment in text.split(_SEPARATOR):
+            if segment in seen:
+                continue
+            if not self._clean_segment(partners, segment):
+                return False
+            if len(segment) >= _SEGMENT_MIN:
+                if self._segment_chars >= _SEGMENT_CHARS:
+                    self._clean_segments.clear()
+                    self._segment_chars = 0
+                    seen = self._clean_segments.setdefault(subject, set())
+                seen.add(segment)
+                self._segment_chars += len(segment)
+        return True
+
+    def _clean_segment(self, partners: list[tuple[str, frozenset[str]]], segment: str) -> bool:
         # Prompts repeat the same words from trial to trial: each space-separated chunk is scanned
-        # for ids and fields once. Exact: a token ([\w-]+) never crosses a space or a line break.
-        # Partner records hold spaces, so they are looked for in the whole text.
-        if any(record in text for record in self.partner_only.get(subject, [])):
+        # for ids and fields once. Exact: a token never crosses a space or a line break.
+        chunks = set(segment.replace("\n", " ").split(" "))
+        if any(chunks.issuperset(inner) and record in segment for record, inner in partners):
             return False
         clean = self._clean_chunks
-        for chunk in set(text.replace("\n", " ").split(" ")):
+        for chunk in chunks:
             if chunk in clean:
                 continue
             if self.ids.find(chunk) or self.fields.find(chunk):
@@ -67,6 +99,19 @@ class IsolationAudit:
                 clean.clear()
             clean.add(chunk)
         return True
+
+    def _partners(self, subject: str) -> tuple[list[str], list[tuple[str, frozenset[str]]]]:
+        # A record without a line break that occurs in a segment has spaces on both sides of each of
+        # its inner chunks there, so those are whole chunks of the segment: a record whose inner
+        # chunks are not all among the segment's cannot occur in it, and only the others are searched.
+        keys = self._partner_keys.get(subject)
+        if keys is None:
+            records = self.partner_only.get(subject, [])
+            straddling = [r for r in records if "[" in r or "]" in r or not r.strip(" ")]
+            inside = [(r, frozenset() if "\n" in r else frozenset(r.split(" ")[1:-1]))
+                      for r in records if r not in straddling]
+            keys = self._partner_keys[subject] = (straddling, inside)
+        return keys
 
     def _check_text(self, trial_id: str, subject: str, n: int, text: str) -> None:
         for label, tokens in (("internal identifier", self.ids), ("contract field", self.fields)):
@@ -81,3 +126,8 @@ class IsolationAudit:
 
 # Clean chunks remembered before starting again (bounded memory; the audit stays exact).
 _CLEAN_CHUNKS = 200_000
+_SEPARATOR = "] ["
+# Segments shorter than this are audited each time (cheap); the long ones are remembered, up to this
+# many characters in all before starting again.
+_SEGMENT_MIN = 256
+_SEGMENT_CHARS = 32_000_000

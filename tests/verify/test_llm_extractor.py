@@ -21,7 +21,7 @@ from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, IsolationError
 from sitbench.schema import Act, ClaimProvenance, ConfidenceLevel, Envelope, UncertaintyLevel
 from sitbench.stores import load_dataset
-from sitbench.verify import Extractor, Judge, get_extractor, load_judge, stamp
+from sitbench.verify import Extractor, Judge, UniversePolicy, get_extractor, load_judge, stamp
 from sitbench.verify._llm import (
     API_KEY_ENV_ENV,
     BASE_URL_ENV,
@@ -329,7 +329,7 @@ def test_smollm2_behind_llama_server_validates_and_caches(smollm2_server: str, p
     cases = [json.loads(line) for line in (DATA / "regression.jsonl").read_text().splitlines()][:30:6]
     # The routed universe (Eq. 19) keeps the prompt inside the fixture server's 2048-token context.
     ex = LLMExtractor("openai/smollm2", base_url=smollm2_server, cache_dir=tmp_path / "cache", timeout_s=120)
-    judge = load_judge(pilot_dir, policy="routed", extractor=ex)
+    judge = load_judge(pilot_dir, policy=UniversePolicy.ROUTED, extractor=ex)
     started = time.perf_counter()
     first = [judge.judge(c["probe_id"], c["response"]) for c in cases]
     elapsed = time.perf_counter() - started
@@ -345,7 +345,7 @@ def test_smollm2_behind_llama_server_validates_and_caches(smollm2_server: str, p
     ex.close()
 
     replay = LLMExtractor("openai/smollm2", base_url=smollm2_server, cache_dir=tmp_path / "cache")
-    judge = load_judge(pilot_dir, policy="routed", extractor=replay)
+    judge = load_judge(pilot_dir, policy=UniversePolicy.ROUTED, extractor=replay)
     second = [judge.judge(c["probe_id"], c["response"]) for c in cases]
     assert replay.calls == 0 and replay.cache_hits == calls
     assert [r.observation for r in second] == [r.observation for r in first]

@@ -19,7 +19,7 @@ from sitbench.verify._extractor import (
     verifier_label,
 )
 from sitbench.verify._judge import Judge, Judgement, judge_probe, load_judge
-from sitbench.verify._router import DOMAIN_CUES, extraction_universe, route
+from sitbench.verify._router import DOMAIN_CUES, UniversePolicy, extraction_universe, route
 from sitbench.verify._score import (
     CHECK_NAMES,
     SCORER_VERSION,
@@ -43,6 +43,7 @@ __all__ = [
     "Reading",
     "RuleExtractor",
     "Support",
+    "UniversePolicy",
     "Vocabulary",
     "compare",
     "extract",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
@@ -21,7 +20,7 @@ from sitbench.schema import (
 from sitbench.stores import HiddenStore, load_hidden, load_visible
 from sitbench.verify._extract import Vocabulary
 from sitbench.verify._extractor import Extractor, RuleExtractor
-from sitbench.verify._router import extraction_universe
+from sitbench.verify._router import UniversePolicy, extraction_universe
 from sitbench.verify._score import Support, score
 
 
@@ -52,7 +51,7 @@ class Judge:
     """Holds the hidden store and the queries; extracts gold-blind, then scores."""
 
     def __init__(self, hidden: HiddenStore, queries: dict[str, Query],
-                 policy: Literal["full", "routed"] = "full", extractor: Extractor | None = None) -> None:
+                 policy: UniversePolicy = UniversePolicy.FULL, extractor: Extractor | None = None) -> None:
         """A judge over one dataset's hidden store and queries.
 
         Raises:
@@ -62,7 +61,7 @@ class Judge:
         """Stage 1 reader (the rule extractor unless another is given)."""
         self.hidden = hidden
         self.queries = queries
-        self.policy = policy
+        self.policy = UniversePolicy(policy)
         _check_references(hidden, queries)
         self._vocabularies: dict[str, Vocabulary] = {}
         self._supports: dict[str, Support] = {}
@@ -85,10 +84,10 @@ class Judge:
 
     def vocabulary(self, envelope: Envelope) -> Vocabulary:
         """X_q and D_CW for this envelope (cached per universe)."""
-        if self.policy == "full" and "full" in self._vocabularies:
+        if self.policy is UniversePolicy.FULL and "full" in self._vocabularies:
             return self._vocabularies["full"]  # the whole registry, whatever the envelope
         universe = extraction_universe(envelope, self.hidden.registry, self.policy)
-        key = "full" if self.policy == "full" else ",".join(p.prop_id for p in universe)
+        key = "full" if self.policy is UniversePolicy.FULL else ",".join(p.prop_id for p in universe)
         if key not in self._vocabularies:
             self._vocabularies[key] = Vocabulary(universe, self.hidden.registry.closed_world)
         return self._vocabularies[key]
@@ -125,7 +124,7 @@ class Judge:
         return self.score_observation(probe_id, self.extract(probe_id, response))
 
 
-def load_judge(root: Path, policy: Literal["full", "routed"] = "full", extractor: Extractor | None = None) -> Judge:
+def load_judge(root: Path, policy: UniversePolicy = UniversePolicy.FULL, extractor: Extractor | None = None) -> Judge:
     """A :class:`Judge` for a dataset directory."""
     return Judge(load_hidden(root), load_visible(root).queries, policy, extractor)
 

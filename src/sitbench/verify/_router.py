@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from enum import StrEnum
 
 from sitbench.schema import Envelope, Proposition, Registry
 
@@ -35,13 +35,25 @@ def route(envelope: Envelope, registry: Registry) -> list[str]:
     return [d for d in registry.domains() if d in domains]
 
 
+class UniversePolicy(StrEnum):
+    """How the extraction universe X_q is chosen (SPEC, Eq. 19)."""
+
+    FULL = "full"
+    """The whole registry for every query: the fallback the seed allows, and sitbench's default verdicts."""
+    ROUTED = "routed"
+    """The propositions of the domains the frozen router maps the envelope to (plus their equivalence
+    classes), falling back to the whole registry when nothing routes. It keeps an LLM extractor's prompt
+    short (a small model's context); verdicts can differ from ``FULL``'s, so a run scored under it must
+    say so."""
+
+
 def extraction_universe(envelope: Envelope, registry: Registry,
-                        policy: Literal["full", "routed"] = "full") -> list[Proposition]:
+                        policy: UniversePolicy = UniversePolicy.FULL) -> list[Proposition]:
     """X_q in registry order: every proposition of the routed domains (both collision alternatives and
     the confounders share a domain), or the full registry (the pilot's fallback, and the routed
     policy's fallback when nothing routes). Identical for both target orientations by construction:
     it reads only the envelope and the shared registry."""
-    if policy == "full":
+    if policy is UniversePolicy.FULL:
         return list(registry.propositions)
     domains = set(route(envelope, registry))
     chosen = [p for p in registry.propositions if p.domain in domains]

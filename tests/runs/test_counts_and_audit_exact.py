@@ -21,6 +21,9 @@ TEXTS = st.lists(st.one_of(st.text(alphabet=ALPHABET, max_size=12),
                            st.sampled_from(["unbelievably", "Zurich", "co-op", "PR-01", "don't", "[3]"])),
                  max_size=30).map(" ".join)
 
+# A long field of a prompt: long fields' counts and clean long segments are remembered.
+LONG_FIELD = "CHRONICLE: " + "; ".join(f"[{n}] 1990-01-0{n % 9 + 1} an ordinary day at the market" for n in range(12))
+
 
 @pytest.fixture(scope="module")
 def counter() -> WordPieceCounter:
@@ -41,13 +44,27 @@ def test_counts_equal_encoding_the_whole_text(counter: WordPieceCounter, texts: 
     assert counter.count_many(texts) == [_whole(counter, t) for t in texts]
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fields=st.lists(st.one_of(TEXTS, st.just(LONG_FIELD), TEXTS.map(lambda t: LONG_FIELD + t)), max_size=6),
+       joiner=st.sampled_from(["] [", "]] [[", " ] [ ", "]\n[", "] [] ["]))
+def test_counts_of_prompts_cut_into_fields_equal_encoding_the_whole_text(
+        counter: WordPieceCounter, fields: list[str], joiner: str) -> None:
+    text = "[" + joiner.join(fields) + "]"
+    # Twice: the second count reads the long fields the first one remembered.
+    assert counter.count(text) == counter.count(text) == _whole(counter, text)
+
+
 def test_counts_stay_exact_when_the_memo_starts_again(counter: WordPieceCounter,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_budget, "_MEMO_CHUNKS", 3)
+    monkeypatch.setattr(_budget, "_FIELD_CHARS", len(LONG_FIELD) + 10)
     text = "one two three four five six seven eight nine ten, and eleven"
+    fields = f"[{LONG_FIELD}] [{LONG_FIELD} more] [{LONG_FIELD} again]"
     for _ in range(3):
         assert counter.count(text) == _whole(counter, text)
         assert len(counter._memo) <= 12
+        assert counter.count(fields) == _whole(counter, fields)
+        assert counter._field_chars <= len(LONG_FIELD) + 10
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +74,6 @@ def audit_setup(pilot: Path) -> tuple[IsolationAudit, str, list[str], list[str]]
     subject = next(s for s, records in audit.partner_only.items() if records)
     ids = sorted(audit.ids.tokens)[:20]
     return audit, subject, ids, audit.partner_only[subject][:3]
-
-
-LONG_FIELD = "CHRONICLE: " + "; ".join(f"[{n}] 1990-01-0{n % 9 + 1} an ordinary day at the market" for n in range(12))
 
 
 def _verdict(check: object, *args: object) -> str | None:

@@ -114,6 +114,9 @@ class WordPieceCounter:
         self._additive = False
         # Chunk → word pieces, for chunks already counted.
         self._memo: dict[str, int] = {}
+        # Long prompt field → word pieces (see count), and the characters they hold.
+        self._fields: dict[str, int] = {}
+        self._field_chars = 0
 
     @property
     def name(self) -> str:
@@ -148,7 +151,29 @@ class WordPieceCounter:
         self._load()
         if not self._additive:
             return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
-        return sum(self._chunk_counts(_chunks(text)))
+        if len(text) < _FIELD_MIN or _SEPARATOR not in text:
+            return sum(self._chunk_counts(_chunks(text)))
+        # A prompt is bracketed fields, "[PROFILE …] [CHRONICLE …] …", and a long one comes back
+        # unchanged in many prompts: the text is cut at the space inside each "] [" (a chunk
+        # boundary, so the counts add up) and a long field's count is remembered.
+        segments = text.split(_SEPARATOR)
+        last = len(segments) - 1
+        total, short = 0, []
+        for i, segment in enumerate(segments):
+            field = ("[" if i else "") + segment + ("]" if i < last else "")
+            if len(field) < _FIELD_MIN:
+                short.append(field)
+                continue
+            count = self._fields.get(field)
+            if count is None:
+                count = sum(self._chunk_counts(_chunks(field)))
+                if self._field_chars + len(field) > _FIELD_CHARS:
+                    self._fields.clear()
+                    self._field_chars = 0
+                self._fields[field] = count
+                self._field_chars += len(field)
+            total += count
+        return total + sum(self._chunk_counts(_chunks(" ".join(short))))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Word-piece counts of several texts (new chunks batched in the tokenizer)."""
@@ -200,6 +225,10 @@ def _version() -> str:
 _DEFAULT_COUNTER: WordPieceCounter | None = None
 # Chunks remembered by a counter before it starts again (a few tens of MB at most).
 _MEMO_CHUNKS = 200_000
+_SEPARATOR = "] ["
+# Fields of a prompt this long or longer have their counts remembered, up to this many characters in all.
+_FIELD_MIN = 256
+_FIELD_CHARS = 32_000_000
 
 
 def _chunks(text: str) -> list[str]:

@@ -93,3 +93,13 @@ def test_pair_balanced_mean_is_the_exact_mean_of_non_integral_values() -> None:
     import math
 
     assert result.per_lineage["k"]["a"] == math.fsum(values) / len(values)
+
+
+def test_a_damaged_line_is_reported_even_when_a_later_line_replaces_its_trial(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    store.append_trial(_trial("B:P1", "dropped"))
+    with store.responses_path.open("ab") as handle:
+        handle.write(b'{"trial_id":"B:P1","config":"B",oops}\n')
+    store.append_trial(_trial("B:P1"))
+    with pytest.raises(InputError, match=r"responses\.jsonl line 2: malformed JSON"):
+        store.iter_trials()

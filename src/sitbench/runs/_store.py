@@ -167,6 +167,7 @@ class RunStore:
         if not path.exists():
             return []
         latest: dict[str, tuple[int, int, int]] = {}
+        replaced: list[tuple[int, int, int]] = []
         offset = lines = 0
         try:
             handle = path.open("rb")
@@ -191,12 +192,16 @@ class RunStore:
                         key = str(data["trial_id"])
                     except (ValueError, KeyError, TypeError):
                         key = f"\x00line {number}"  # its own entry: reading it reports what is wrong
+                if key in latest:
+                    replaced.append(latest[key])
                 # dict order: first appearance; value: the last line
                 latest[key] = (number, here, len(raw))
         if self.torn_bytes and repair:
             with path.open("r+b") as writable:
                 writable.truncate(offset - self.torn_bytes)
         self.superseded = lines - len(latest)
+        for _ in self._read_trials(replaced):
+            pass  # a replaced line is never used, but a damaged one is still reported, as before
         return list(latest.values())
 
     def iter_trials(self, *, repair: bool = False) -> Iterator[TrialRecord]:

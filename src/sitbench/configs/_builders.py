@@ -72,6 +72,41 @@ def _record_line(r: EvidenceRecord) -> str:
     return f"{r.t.isoformat()} ({r.kind.value}; learned by {r.provenance.value}; may share with {r.disclosure.value} or closer): {r.text}"
 
 
+@dataclass(frozen=True)
+class _SubjectText:
+    """A subject's records serialized once: every prompt of the subject reuses these."""
+
+    subject: SubjectEvidence
+    """Held so that the entry's key, the subject's id(), stays this subject's."""
+    lines: tuple[str, ...]
+    """:func:`_record_line` of each record."""
+    records: tuple[dict[str, Any], ...]
+    """``model_dump(mode="json")`` of each record."""
+
+
+_SUBJECT_TEXT: dict[int, _SubjectText] = {}
+# Subjects remembered before starting again (a suite has a hundred at most).
+_SUBJECT_TEXT_SIZE = 1024
+
+
+def _subject_text(subject: SubjectEvidence) -> _SubjectText:
+    # Subjects are frozen models; one D, G or H prompt serializes hundreds of records, the same records
+    # for every probe of the subject.
+    entry = _SUBJECT_TEXT.get(id(subject))
+    if entry is None or entry.subject is not subject or len(entry.lines) != len(subject.records):
+        if len(_SUBJECT_TEXT) >= _SUBJECT_TEXT_SIZE:
+            _SUBJECT_TEXT.clear()
+        entry = _SubjectText(subject, tuple(_record_line(r) for r in subject.records),
+                             tuple(r.model_dump(mode="json") for r in subject.records))
+        _SUBJECT_TEXT[id(subject)] = entry
+    return entry
+
+
+def _record_view(record: dict[str, Any]) -> dict[str, Any]:
+    # Each prompt view gets its own record dicts: a candidate may keep or change what it was shown.
+    return {**record, "participants": list(record["participants"])}
+
+
 def _beliefs_at(beliefs: list[VisibleBelief], tau: dt.date) -> list[VisibleBelief]:
     out = []
     for b in beliefs:
@@ -90,8 +125,9 @@ def _relationships_at(relationships: list[VisibleRelationship], tau: dt.date) ->
     return out
 
 
-def _state_text(records: list[EvidenceRecord], subject: SubjectEvidence, tau: dt.date) -> str:
-    memories = "; ".join(_record_line(r) for r in records) or "none"
+def _state_text(records_idx: list[int], subject: SubjectEvidence, tau: dt.date) -> str:
+    lines = _subject_text(subject).lines
+    memories = "; ".join(lines[i] for i in records_idx) or "none"
     acquisitions = "; ".join(f"{a.t.isoformat()}: {a.topic} (by {a.provenance.value})"
                              for a in subject.acquisitions if a.t <= tau) or "none"
     beliefs = "; ".join(
@@ -166,9 +202,10 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
     profile = profile_from_evidence(subject, tau)
     mediation_items = mediation(records, subject, query.interlocutor.interlocutor_id, tau) if config == "H" else None
     if config in "GH":
-        evidence_text = _state_text(records, subject, tau)
+        evidence_text = _state_text(records_idx, subject, tau)
     else:
-        evidence_text = "; ".join(f"[{n + 1}] {_record_line(r)}" for n, r in enumerate(records)) or "none"
+        lines = _subject_text(subject).lines
+        evidence_text = "; ".join(f"[{n + 1}] {lines[i]}" for n, i in enumerate(records_idx)) or "none"
     fields = {
         "envelope": envelope.render(),
         "query_epoch": tau.isoformat(),
@@ -184,6 +221,8 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
     messages = [Message(role="user", content=first)]
 
     shows_profile = config != "A"
+    record_days = {r.t for r in records}
+    shown = _subject_text(subject).records
     shows_state = config in "DEFGHI"
     view: PromptView = {
         "config": config,
@@ -193,12 +232,12 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
         "interlocutor": query.interlocutor.description,
         "utterance": turn.utterance,
         "profile": profile.model_dump(mode="json") if shows_profile else None,
-        "records": [r.model_dump(mode="json") for r in records] if shows_state else [],
+        "records": [_record_view(shown[i]) for i in records_idx] if shows_state else [],
         "beliefs": [b.model_dump(mode="json") for b in _beliefs_at(subject.beliefs, tau)] if config in "GHI" else [],
         "relationships": [r.model_dump(mode="json") for r in _relationships_at(subject.relationships, tau)]
         if shows_state else [],
         "acquisitions": [a.model_dump(mode="json") for a in subject.acquisitions
-                         if a.t <= tau and (config in "GH" or any(r.t == a.t for r in records))]
+                         if a.t <= tau and (config in "GH" or a.t in record_days)]
         if shows_state else [],
         "mediation": mediation_items,
         "history": [],  # replies earlier in the session: none at its opening turn

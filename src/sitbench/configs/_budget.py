@@ -228,7 +228,7 @@ _MEMO_CHUNKS = 200_000
 _SEPARATOR = "] ["
 # Fields of a prompt this long or longer have their counts remembered, up to this many characters in all.
 _FIELD_MIN = 256
-_FIELD_CHARS = 32_000_000
+_FIELD_CHARS = 16_000_000
 
 
 def _chunks(text: str) -> list[str]:

@@ -130,4 +130,4 @@ _SEPARATOR = "] ["
 # Segments shorter than this are audited each time (cheap); the long ones are remembered, up to this
 # many characters in all before starting again.
 _SEGMENT_MIN = 256
-_SEGMENT_CHARS = 32_000_000
+_SEGMENT_CHARS = 16_000_000

@@ -33,7 +33,7 @@ from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._group_commit import GroupCommitWriter
 from sitbench.runs._records import RunManifest, TrialRecord
-from sitbench.runs._schedule import run_trial
+from sitbench.runs._schedule import opening_utterances, run_trial
 from sitbench.runs._store import RunStore
 from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file
 
@@ -233,23 +233,30 @@ class Runner:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
         # Read (and repair) the stored trials before the manifest is rewritten: a damaged file stops the
         # resume with the manifest as it was. A dropped trial is not done: resuming re-attempts it.
-        done = {t.trial_id for t in self.store.trials(repair=True) if t.status != "dropped"}
+        done = {t.trial_id for t in self.store.iter_trials(repair=True) if t.status != "dropped"}
         manifest = self.manifest(started, existing)
         self.store.write_manifest(manifest)
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
                 if f"{c}:{p}" not in done]
-        semaphore = asyncio.Semaphore(max(1, self.options.max_connections))
+        if self.retriever is not None:
+            # Every query E and F will retrieve with, embedded in batches before the first trial.
+            self.retriever.prepare(q for c, p in todo if c in "EF" for q in opening_utterances(self.ds, p))
+        pending = iter(todo)
 
-        async def one(config: str, probe_id: str) -> None:
-            async with semaphore:
+        async def worker() -> None:
+            # max_connections workers take the trials in order from one iterator: at most that many trials
+            # are in flight or waiting for the disk, however many the run holds (a finished trial is held
+            # until its line is written, so the writer's pace bounds memory, not the run's length).
+            for config, probe_id in pending:
                 record = await self._trial(config, probe_id)
-            # Reported only once done (its line written and fsynced): see GroupCommitWriter.
-            await writer.append(record)
-            if self.on_trial:
-                self.on_trial(record)
+                # Reported only once done (its line written and fsynced): see GroupCommitWriter.
+                await writer.append(record)
+                if self.on_trial:
+                    self.on_trial(record)
 
         async with GroupCommitWriter(self.store.responses_path) as writer:
-            await asyncio.gather(*(one(c, p) for c, p in todo))
+            await asyncio.gather(*(worker() for _ in range(min(max(1, self.options.max_connections),
+                                                              max(1, len(todo))))))
         order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
                                                                     self.options.shard))}
         # One line per trial (a re-attempted drop's later record stands), in canonical order; the lines

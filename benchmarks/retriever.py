@@ -4,6 +4,9 @@ Prints embeddings per second at batch sizes 1 and 32 over ~500 event sentences
 like those of a lineage chronicle, then the latency of a top-5 search over 500
 indexed records, unfiltered (E) and filtered to t <= tau (F), with and without
 the query vector already cached, and the time to re-index from the disk cache.
+Last, a run's query path: distinct queries embedded one at a time as each trial
+searches (batch 1) against embedded ahead in batches of 32 (what ``sitbench run``
+does before the first E/F trial), in queries per second including the searches.
 
     python benchmarks/retriever.py [--threads 1] [--docs 500] [--seed 0]
 """
@@ -116,6 +119,21 @@ def main() -> None:
                 warm.append(time.perf_counter() - began)
             print(f"top-5 search {label:<16s} new query:    {latency_ms(cold)}")
             print(f"top-5 search {label:<16s} cached query: {latency_ms(warm)}")
+
+        run_queries = [f"{queries[q % len(queries)]} (trial {q})" for q in range(args.queries)]
+        one_at_a_time = DenseRetriever(embedder, Path(cache), query_cache_size=0)
+        one_at_a_time.index(docs)
+        began = time.perf_counter()
+        for query in run_queries:
+            one_at_a_time.search(query, k=5)
+        alone = len(run_queries) / (time.perf_counter() - began)
+        began = time.perf_counter()
+        vectors = retriever.query_vectors(run_queries)
+        for query, vector in zip(run_queries, vectors, strict=True):
+            retriever.search(query, k=5, query_vector=vector)
+        ahead = len(run_queries) / (time.perf_counter() - began)
+        print(f"run queries, batch 1 as each trial searches: {alone:8.1f} queries/s")
+        print(f"run queries, embedded ahead in batches of 32: {ahead:8.1f} queries/s  ({ahead / alone:.1f}x)")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from sitbench.configs._embedder import Embedder, MiniLMEmbedder
 from sitbench.configs._retriever import DenseRetriever, RetrievalDoc, on_or_before
@@ -18,6 +22,8 @@ class ChronicleRetriever:
         self._embedder = embedder
         self._cache_dir = cache_dir
         self._indexes: dict[str, DenseRetriever] = {}
+        # Query text → unit vector, embedded ahead by prepare() and shared by every subject's index.
+        self._queries: dict[str, npt.NDArray[np.float32]] = {}
 
     @property
     def embedder(self) -> Embedder:
@@ -33,12 +39,33 @@ class ChronicleRetriever:
             self._indexes[subject.subject] = retriever
         return self._indexes[subject.subject]
 
+    def prepare(self, queries: Iterable[str], batch_size: int = 32) -> int:
+        """Embed the distinct ``queries`` not embedded yet, ``batch_size`` at a time, before any search.
+
+        A run knows every query it will search for; embedding them in batches is about three
+        times faster than one at a time as each trial comes. A query that was not prepared is
+        still embedded when it is searched for.
+
+        Args:
+            queries: Query texts (repeats are embedded once).
+            batch_size: Texts per embedder call.
+
+        Returns:
+            How many queries were embedded.
+        """
+        new = [q for q in dict.fromkeys(queries) if q not in self._queries]
+        if new:
+            embedding = DenseRetriever(self.embedder, batch_size=batch_size)
+            self._queries.update(zip(new, embedding.query_vectors(new), strict=True))
+        return len(new)
+
     def top_records(self, subject: SubjectEvidence, query: str, k: int, tau: dt.date | None) -> list[int]:
         """Indexes of the top-k records by cosine similarity; with ``tau``, filtered to t ≤ τ before ranking."""
         if not subject.records:
             return []
         hits = self._index(subject).search(query, k=min(k, len(subject.records)),
-                                           candidate_filter=on_or_before(tau.isoformat()) if tau else None)
+                                           candidate_filter=on_or_before(tau.isoformat()) if tau else None,
+                                           query_vector=self._queries.get(query))
         return [int(h.doc_id) for h in hits]
 
     def manifest(self, k: int = 5) -> dict[str, Any]:

@@ -215,6 +215,7 @@ class DenseRetriever:
         k: int = DEFAULT_K,
         *,
         candidate_filter: Callable[[RetrievalDoc], bool] | None = None,
+        query_vector: npt.NDArray[np.float32] | None = None,
     ) -> list[Hit]:
         """Return the ``k`` indexed records most similar to ``query``.
 
@@ -223,6 +224,8 @@ class DenseRetriever:
             k: Number of hits; fewer come back when fewer records pass the filter.
             candidate_filter: Keeps a record when it returns True; applied before the
                 top-k cut (configuration F passes :func:`on_or_before` τ).
+            query_vector: ``query``'s row of :meth:`query_vectors`, when it was embedded
+                ahead (in a batch); otherwise the query is embedded now, alone.
 
         Returns:
             Hits ordered by cosine similarity descending, ties by ``doc_id`` ascending,
@@ -243,13 +246,32 @@ class DenseRetriever:
         # Score every distinct text once, over the whole index: a record then gets
         # bit-identical scores with or without a filter, and records sharing a text
         # tie exactly (a matrix product may differ in the last bit between rows).
-        scores = (self._matrix @ self._query_vector(query))[self._text_row[rows]]
+        vector = self._query_vector(query) if query_vector is None else query_vector
+        scores = (self._matrix @ vector)[self._text_row[rows]]
         # lexsort's last key is primary: score descending, then doc_id ascending.
         order = np.lexsort((self._ids[rows], -scores))[:k]
         return [
             Hit(doc_id=str(self._ids[rows[i]]), score=float(scores[i]), rank=rank)
             for rank, i in enumerate(order, start=1)
         ]
+
+    def query_vectors(self, queries: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Unit vectors of ``queries``, embedded ``batch_size`` at a time (for :meth:`search`).
+
+        A vector does not depend on the batch it was embedded in (padding is masked; MiniLM's
+        vectors come out bit-identical at batch 1 and 32), and the tests check that E and F
+        retrieve the same records either way on the pilot and the dev suite.
+
+        Args:
+            queries: The query texts.
+
+        Returns:
+            A float32 array with one row per query, in order.
+        """
+        if not queries:
+            return np.zeros((0, self._embedder.dim), dtype=np.float32)
+        vectors = self._embedder.embed(list(queries), batch_size=self._batch_size)
+        return _unit_rows(self._checked(vectors, len(queries)))
 
     def manifest(self, k: int = DEFAULT_K) -> dict[str, Any]:
         """This retriever's :func:`retriever_manifest` entry."""

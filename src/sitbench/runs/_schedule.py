@@ -69,6 +69,14 @@ def session_prompt(ds: LoadedDataset, config: str, probe_id: str, turn_index: in
     return SessionPrompt(build_prompt(config, subject, query, turn_index, context))
 
 
+def opening_utterances(ds: LoadedDataset, probe_id: str) -> list[str]:
+    """The utterances of the turns that open a session of the probe's schedule: the queries that
+    configurations E and F retrieve with (a later turn of a session adds no evidence)."""
+    turns = ds.visible.queries[ds.hidden.probes[probe_id].query_key].turns
+    return [turn.utterance for index, turn in enumerate(turns)
+            if index == 0 or turn.session != turns[index - 1].session]
+
+
 async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Candidate, *, model: str,
                     handler: str = "native", decoding: DecodingConfig | None = None,
                     retriever: Retriever | None = None, audit: IsolationAudit | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from sitbench.candidates import Message
@@ -30,10 +31,10 @@ class IsolationAudit:
     """Subject → texts of the partner's records that the subject does not share."""
     _clean_chunks: set[str] = field(default_factory=set, repr=False)
     """Space-separated chunks of prompts already found to hold no id and no contract field."""
-    _partner_keys: dict[str, tuple[list[str], list[tuple[str, frozenset[str]]]]] = field(
+    _partner_keys: dict[str, tuple[list[str], list[tuple[str, frozenset[str]]], list[int]]] = field(
         default_factory=dict, repr=False)
-    """Subject → its partner records that may cross a segment separator, and the others, each with the
-    chunks it must find whole in a segment that holds it."""
+    """Subject → its partner records that may cross a segment separator; the others, shortest first,
+    each with the chunks it must find whole in a segment that holds it; and their lengths."""
     _clean_segments: dict[str, set[str]] = field(default_factory=dict, repr=False)
     """Subject → long prompt segments already found clean for that subject."""
     _segment_chars: int = field(default=0, repr=False)
@@ -65,14 +66,15 @@ class IsolationAudit:
         # Exact: no token ([\w-]+) holds a bracket or a space, and a partner record with no bracket
         # lies inside one segment wherever it occurs; records with a bracket are looked for in the
         # whole text.
-        straddling, partners = self._partners(subject)
+        straddling, partners, lengths = self._partners(subject)
         if any(record in text for record in straddling):
             return False
         seen = self._clean_segments.setdefault(subject, set())
         for segment in text.split(_SEPARATOR):
             if segment in seen:
                 continue
-            if not self._clean_segment(partners, segment):
+            # Only records no longer than the segment can be inside it.
+            if not self._clean_segment(partners[:bisect.bisect_right(lengths, len(segment))], segment):
                 return False
             if len(segment) >= _SEGMENT_MIN:
                 if self._segment_chars >= _SEGMENT_CHARS:
@@ -100,17 +102,20 @@ class IsolationAudit:
             clean.add(chunk)
         return True
 
-    def _partners(self, subject: str) -> tuple[list[str], list[tuple[str, frozenset[str]]]]:
+    def _partners(self, subject: str) -> tuple[list[str], list[tuple[str, frozenset[str]]], list[int]]:
         # A record without a line break that occurs in a segment has spaces on both sides of each of
         # its inner chunks there, so those are whole chunks of the segment: a record whose inner
         # chunks are not all among the segment's cannot occur in it, and only the others are searched.
         keys = self._partner_keys.get(subject)
         if keys is None:
-            records = self.partner_only.get(subject, [])
-            straddling = [r for r in records if "[" in r or "]" in r or not r.strip(" ")]
-            inside = [(r, frozenset() if "\n" in r else frozenset(r.split(" ")[1:-1]))
-                      for r in records if r not in straddling]
-            keys = self._partner_keys[subject] = (straddling, inside)
+            straddling: list[str] = []
+            inside: list[tuple[str, frozenset[str]]] = []
+            for r in sorted(self.partner_only.get(subject, []), key=len):
+                if "[" in r or "]" in r or not r.strip(" "):
+                    straddling.append(r)
+                else:
+                    inside.append((r, frozenset() if "\n" in r else frozenset(r.split(" ")[1:-1])))
+            keys = self._partner_keys[subject] = (straddling, inside, [len(r) for r, _ in inside])
         return keys
 
     def _check_text(self, trial_id: str, subject: str, n: int, text: str) -> None:
@@ -129,5 +134,5 @@ _CLEAN_CHUNKS = 200_000
 _SEPARATOR = "] ["
 # Segments shorter than this are audited each time (cheap); the long ones are remembered, up to this
 # many characters in all before starting again.
-_SEGMENT_MIN = 256
+_SEGMENT_MIN = 32
 _SEGMENT_CHARS = 16_000_000

@@ -34,7 +34,8 @@ class ChronicleRetriever:
     def _index(self, subject: SubjectEvidence) -> DenseRetriever:
         if subject.subject not in self._indexes:
             retriever = DenseRetriever(self.embedder, cache_dir=self._cache_dir)
-            retriever.index([RetrievalDoc(doc_id=f"{i:06d}", text=r.text, t=r.t.isoformat())
+            # Unvalidated: unique ids and ISO dates by construction (records are validated dataset rows).
+            retriever.index([RetrievalDoc.model_construct(doc_id=f"{i:06d}", text=r.text, t=r.t.isoformat())
                              for i, r in enumerate(subject.records)])
             self._indexes[subject.subject] = retriever
         return self._indexes[subject.subject]
@@ -63,10 +64,10 @@ class ChronicleRetriever:
         """Indexes of the top-k records by cosine similarity; with ``tau``, filtered to t ≤ τ before ranking."""
         if not subject.records:
             return []
-        hits = self._index(subject).search(query, k=min(k, len(subject.records)),
-                                           candidate_filter=on_or_before(tau.isoformat()) if tau else None,
-                                           query_vector=self._queries.get(query))
-        return [int(h.doc_id) for h in hits]
+        ids = self._index(subject).ranked_ids(query, k=min(k, len(subject.records)),
+                                              candidate_filter=on_or_before(tau.isoformat()) if tau else None,
+                                              query_vector=self._queries.get(query))
+        return [int(doc_id) for doc_id in ids]
 
     def manifest(self, k: int = 5) -> dict[str, Any]:
         """Retriever fields for the run manifest."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import io
 import os
 import tempfile
 from collections import OrderedDict
@@ -231,6 +232,43 @@ class DenseRetriever:
             Hits ordered by cosine similarity descending, ties by ``doc_id`` ascending,
             ranked from 1.
         """
+        rows, scores, order = self._ranked(query, k, candidate_filter, query_vector)
+        # Built without validation: ids, finite scores and ranks from 1 are valid by construction.
+        return [
+            Hit.model_construct(doc_id=str(self._ids[rows[i]]), score=float(scores[i]), rank=rank)
+            for rank, i in enumerate(order, start=1)
+        ]
+
+    def ranked_ids(
+        self,
+        query: str,
+        k: int = DEFAULT_K,
+        *,
+        candidate_filter: Callable[[RetrievalDoc], bool] | None = None,
+        query_vector: npt.NDArray[np.float32] | None = None,
+    ) -> list[str]:
+        """The ``doc_id`` values of :meth:`search`'s hits, in rank order, without the hit records.
+
+        Args:
+            query: As for :meth:`search`.
+            k: As for :meth:`search`.
+            candidate_filter: As for :meth:`search`.
+            query_vector: As for :meth:`search`.
+
+        Returns:
+            Record ids, best first.
+        """
+        rows, _, order = self._ranked(query, k, candidate_filter, query_vector)
+        return [str(doc_id) for doc_id in self._ids[rows[order]]]
+
+    def _ranked(
+        self,
+        query: str,
+        k: int,
+        candidate_filter: Callable[[RetrievalDoc], bool] | None,
+        query_vector: npt.NDArray[np.float32] | None,
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32], npt.NDArray[np.intp]]:
+        """Rows that pass the filter, their scores, and the positions of the top ``k`` among them."""
         if k < 1:
             raise InputError(
                 f"retriever option 'k' is {k}: it must be at least 1 (the paper uses {DEFAULT_K})"
@@ -242,7 +280,7 @@ class DenseRetriever:
                 [i for i, doc in enumerate(self._docs) if candidate_filter(doc)], dtype=np.intp
             )
         if rows.size == 0:
-            return []
+            return rows, np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.intp)
         # Score every distinct text once, over the whole index: a record then gets
         # bit-identical scores with or without a filter, and records sharing a text
         # tie exactly (a matrix product may differ in the last bit between rows).
@@ -250,10 +288,7 @@ class DenseRetriever:
         scores = (self._matrix @ vector)[self._text_row[rows]]
         # lexsort's last key is primary: score descending, then doc_id ascending.
         order = np.lexsort((self._ids[rows], -scores))[:k]
-        return [
-            Hit(doc_id=str(self._ids[rows[i]]), score=float(scores[i]), rank=rank)
-            for rank, i in enumerate(order, start=1)
-        ]
+        return rows, scores, order
 
     def query_vectors(self, queries: Sequence[str]) -> npt.NDArray[np.float32]:
         """Unit vectors of ``queries``, embedded ``batch_size`` at a time (for :meth:`search`).
@@ -393,14 +428,29 @@ def _installed(distribution: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=8)
+def _npy_header(dim: int) -> bytes:
+    """The exact header ``np.save`` writes before a float32 vector of width ``dim``."""
+    stream = io.BytesIO()
+    np.save(stream, np.zeros(dim, dtype=np.float32), allow_pickle=False)
+    return stream.getvalue()[: -4 * dim]
+
+
 def _load_vector(path: Path, dim: int) -> npt.NDArray[np.float32] | None:
     """A cached vector, or None when the file is absent or unusable (then it is rebuilt)."""
     try:
-        vector = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
+        data = path.read_bytes()
+    except OSError:  # absent, unreadable or not a file
         return None
-    except (OSError, ValueError, EOFError):
-        return None
+    header = _npy_header(dim)
+    if len(data) == len(header) + 4 * dim and data.startswith(header):
+        # What this cache writes: read without np.load's header parser (an index reads thousands).
+        vector = np.frombuffer(data, dtype=np.float32, offset=len(header)).copy()
+    else:
+        try:
+            vector = np.load(io.BytesIO(data), allow_pickle=False)
+        except (OSError, ValueError, EOFError):
+            return None
     if not isinstance(vector, np.ndarray) or vector.dtype != np.float32 or vector.shape != (dim,):
         return None
     if not np.all(np.isfinite(vector)):

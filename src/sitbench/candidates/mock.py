@@ -18,7 +18,9 @@ prompt shows — and never a contract, a label or an internal id.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -66,6 +68,28 @@ def _overlap(words: frozenset[str], text: str) -> int:
     if not others:
         return 0
     return sum(1 for x in words if x in joined or not others.isdisjoint(_pieces(x)))
+
+
+def _overlaps(words: frozenset[str], texts: list[str]) -> list[int]:
+    """:func:`_overlap` of each text; most share no word, and those are told apart with one set test
+    and one search for all the words at once."""
+    if not words:
+        return [0] * len(texts)
+    held = frozenset().union(*(_pieces(x) for x in words))
+    indexes = [_token_index(text) for text in texts]
+    # Each word is looked for in all the texts' words at once (no word holds a \x01, so no match spans
+    # two texts); after a match the search goes on from the next text.
+    starts = list(itertools.accumulate((len(joined) + 1 for _, joined in indexes), initial=0))
+    every = "\x01".join(joined for _, joined in indexes)
+    found: set[int] = set()
+    for x in words:
+        at = every.find(x)
+        while at >= 0:
+            i = bisect.bisect_right(starts, at) - 1
+            found.add(i)
+            at = every.find(x, starts[i + 1])
+    return [_overlap(words, text) if i in found or not others.isdisjoint(held) else 0
+            for i, (text, (others, _)) in enumerate(zip(texts, indexes, strict=True))]
 
 
 def _entities(utterance: str) -> list[str]:
@@ -155,7 +179,7 @@ class OracleCandidate:
                 if versions:
                     clearance = versions[-1]["clearance"]
         words = _tokens(utterance)
-        overlaps = [_overlap(words, r["text"]) for r in records]
+        overlaps = _overlaps(words, [r["text"] for r in records])
         ranked = sorted(range(len(records)), key=lambda i: -overlaps[i])
         relevant = [records[i] for i in ranked if overlaps[i] > 0]
         names = [e for e in _entities(utterance)]

@@ -203,9 +203,11 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
     mediation_items = mediation(records, subject, query.interlocutor.interlocutor_id, tau) if config == "H" else None
     if config in "GH":
         evidence_text = _state_text(records_idx, subject, tau)
-    else:
+    elif records_idx:
         lines = _subject_text(subject).lines
-        evidence_text = "; ".join(f"[{n + 1}] {lines[i]}" for n, i in enumerate(records_idx)) or "none"
+        evidence_text = "; ".join(f"[{n + 1}] {lines[i]}" for n, i in enumerate(records_idx))
+    else:
+        evidence_text = "none"
     fields = {
         "envelope": envelope.render(),
         "query_epoch": tau.isoformat(),
@@ -222,8 +224,8 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
 
     shows_profile = config != "A"
     record_days = {r.t for r in records}
-    shown = _subject_text(subject).records
     shows_state = config in "DEFGHI"
+    shown = _subject_text(subject).records if shows_state else ()
     view: PromptView = {
         "config": config,
         "tau": tau.isoformat(),

@@ -73,7 +73,7 @@ def _overlap(words: frozenset[str], text: str) -> int:
 def _overlaps(words: frozenset[str], texts: list[str]) -> list[int]:
     """:func:`_overlap` of each text; most share no word, and those are told apart with one set test
     and one search for all the words at once."""
-    if not words:
+    if not words or not texts:
         return [0] * len(texts)
     held = frozenset().union(*(_pieces(x) for x in words))
     indexes = [_token_index(text) for text in texts]

@@ -22,7 +22,7 @@ TEXTS = st.lists(st.one_of(st.text(alphabet=ALPHABET, max_size=12),
                  max_size=30).map(" ".join)
 
 # A long field of a prompt: long fields' counts and clean long segments are remembered.
-LONG_FIELD = "CHRONICLE: " + "; ".join(f"[{n}] 1990-01-0{n % 9 + 1} an ordinary day at the market" for n in range(12))
+LONG_FIELD = "CHRONICLE: " + "; ".join(f"[{n}] 1990-01-0{n % 9 + 1} an ordinary day at the market" for n in range(100))
 
 
 @pytest.fixture(scope="module")

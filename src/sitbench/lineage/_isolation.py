@@ -69,6 +69,11 @@ class IsolationAudit:
         straddling, partners, lengths = self._partners(subject)
         if any(record in text for record in straddling):
             return False
+        if len(text) < _SEGMENTED:
+            # A short prompt (A-C, a later turn's envelope) is cheaper to scan whole than to cut up.
+            if any(record in text for record, _ in partners[:bisect.bisect_right(lengths, len(text))]):
+                return False
+            return self._clean_chunks_of(text)
         seen = self._clean_segments.setdefault(subject, set())
         for segment in text.split(_SEPARATOR):
             if segment in seen:
@@ -91,8 +96,12 @@ class IsolationAudit:
         chunks = set(segment.replace("\n", " ").split(" "))
         if any(chunks.issuperset(inner) and record in segment for record, inner in partners):
             return False
+        return self._clean_chunks_of(segment, chunks)
+
+    def _clean_chunks_of(self, text: str, chunks: set[str] | None = None) -> bool:
+        """Whether no space-separated chunk of ``text`` holds an id or a contract field."""
         clean = self._clean_chunks
-        for chunk in chunks:
+        for chunk in chunks if chunks is not None else set(text.replace("\n", " ").split(" ")):
             if chunk in clean:
                 continue
             if self.ids.find(chunk) or self.fields.find(chunk):
@@ -132,6 +141,8 @@ class IsolationAudit:
 # Clean chunks remembered before starting again (bounded memory; the audit stays exact).
 _CLEAN_CHUNKS = 200_000
 _SEPARATOR = "] ["
+# Prompts this long or longer are cut into segments (see IsolationAudit._clean); shorter ones are scanned whole.
+_SEGMENTED = 4096
 # Segments shorter than this are audited each time (cheap); the long ones are remembered, up to this
 # many characters in all before starting again.
 _SEGMENT_MIN = 32

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import tempfile
 import time
 from pathlib import Path
@@ -57,8 +58,15 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     try:
         with progress:
             task = progress.add_task("run", total=None)
-            runner = Runner(dataset, candidate, model, out, options,
-                            on_trial=lambda _record: progress.advance(task))
+            # Loading makes hundreds of thousands of objects that live as long as the run: collecting while
+            # they are made, and walking them on every full collection after, finds nothing to free.
+            gc.disable()
+            try:
+                runner = Runner(dataset, candidate, model, out, options,
+                                on_trial=lambda _record: progress.advance(task))
+            finally:
+                gc.enable()
+            gc.freeze()
             done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
             progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done)
             manifest = asyncio.run(runner.run(resume=resume))

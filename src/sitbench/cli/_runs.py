@@ -97,7 +97,14 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 
     store = RunStore(run).require()
     manifest = store.manifest()
-    ds = load_dataset(run_dataset_dir(run, manifest, dataset))
+    # As in execute_run: the dataset lives as long as the scoring, so it is loaded without collections
+    # and frozen out of later ones.
+    gc.disable()
+    try:
+        ds = load_dataset(run_dataset_dir(run, manifest, dataset))
+    finally:
+        gc.enable()
+    gc.freeze()
     verify_run_dataset(ds, manifest.dataset, run)
     trials = store.iter_trials()
     # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).

@@ -260,11 +260,17 @@ def dumps(record: BaseModel | Any, *, indent: int | None = None) -> str:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename (never a torn file)."""
+    _write_atomic(path, (text,))
+
+
+def _write_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """Write the chunks to a temporary file beside ``path``, sync it, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -287,20 +293,15 @@ def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> int:
     Returns:
         The number of records written.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for record in records:
-                handle.write(dumps(record) + "\n")
-                count += 1
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def lines() -> Iterator[str]:
+        nonlocal count
+        for record in records:
+            yield dumps(record) + "\n"
+            count += 1
+
+    _write_atomic(path, lines())
     return count
 
 

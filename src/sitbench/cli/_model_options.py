@@ -45,3 +45,11 @@ def model_access_options(failure: str) -> Callable[[F], F]:
         return command
 
     return apply
+
+
+def candidate_options(base_url: str | None, api_key_env: str | None, timeout_s: float | None,
+                      max_retries: int | None) -> dict[str, object]:
+    """The candidate factory's keyword arguments from :func:`model_access_options`, only those given."""
+    given = {"base_url": base_url or None, "api_key_env": api_key_env or None, "timeout_s": timeout_s,
+             "max_retries": max_retries}
+    return {name: value for name, value in given.items() if value is not None}

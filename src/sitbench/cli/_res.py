@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, SEED, Bounded
-from sitbench.cli._model_options import model_access_options
+from sitbench.cli._model_options import candidate_options, model_access_options
 from sitbench.errors import InputError
 from sitbench.res import (
     CLAIM_CEILING,
@@ -164,16 +164,7 @@ def run(
             f"{results_path}: already exists; choose a new --out or pass --overwrite"
         )
     scenarios = load_scenarios(scenarios_path)
-    # The same candidate options as `sitbench run`, passed only when given.
-    options: dict[str, object] = {}
-    if base_url:
-        options["base_url"] = base_url
-    if api_key_env:
-        options["api_key_env"] = api_key_env
-    if timeout_s is not None:
-        options["timeout_s"] = timeout_s
-    if max_retries is not None:
-        options["max_retries"] = max_retries
+    options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
     candidates = {spec: get_candidate(spec, **options) for spec in specs}
     decoding = DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sitbench._options import SEED, Bounded
-from sitbench.cli._model_options import model_access_options
+from sitbench.cli._model_options import candidate_options, model_access_options
 from sitbench.errors import InputError
 from sitbench.glossary import category_label, configurations_help
 
@@ -179,15 +179,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         _agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
                           max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch)
         return
-    options: dict[str, object] = {}
-    if base_url:
-        options["base_url"] = base_url
-    if api_key_env:
-        options["api_key_env"] = api_key_env
-    if timeout_s is not None:
-        options["timeout_s"] = timeout_s
-    if max_retries is not None:
-        options["max_retries"] = max_retries
+    options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
     started = time.perf_counter()
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,

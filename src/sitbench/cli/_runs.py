@@ -84,12 +84,14 @@ def _warn_torn(store: RunStore) -> None:
                    "--resume`, then score again.", err=True)
 
 
-def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None = None) -> int:
+def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None = None,
+              workers: int | None = None) -> int:
     """Score a run's stored responses; returns the number of scored trials.
 
     ``dataset`` is the dataset directory when it moved since the run (the manifest's path by default);
-    it must be the same dataset, byte for byte."""
-    from sitbench.runs import RunStore, iter_score_trials, run_dataset_dir, verify_run_dataset
+    it must be the same dataset, byte for byte. ``workers`` is the number of scoring processes (None
+    chooses, see :func:`sitbench.runs.score_workers`); the scores do not depend on it."""
+    from sitbench.runs import RunStore, iter_score_lines, run_dataset_dir, verify_run_dataset
     from sitbench.stores import load_dataset
     from sitbench.verify import get_extractor, verifier_label
 
@@ -106,9 +108,8 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
         gc.enable()
     gc.freeze()
     verify_run_dataset(ds, manifest.dataset, run)
-    trials = store.iter_trials()
     # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
-    scored = store.write_scores(iter_score_trials(ds, trials, extractor))
+    scored = store.write_score_lines(iter_score_lines(ds, store, extractor, workers))
     _warn_torn(store)  # once every complete line has been read: a damaged one is the only message
     store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
     return scored
@@ -274,7 +275,10 @@ _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show
 @_EXTRACTOR
 @click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset directory, when it moved since the run (it must be the same dataset).")
-def score(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Scoring processes. Default: one per CPU (at most 8) for a run of 2,000 trials or more read "
+                   "by the rule extractor, else 1. The scores are the same for any number.")
+def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int | None) -> None:
     """Extract and score the stored responses of RUN_DIR (no model is called).
 
     Writes RUN_DIR/scores.jsonl: the observation, the seven-check verdict, the
@@ -284,7 +288,7 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None) -> None:
     Example:
       sitbench score runs/oracle && sitbench metrics runs/oracle
     """
-    n = score_run(run_dir, extractor_spec, dataset)
+    n = score_run(run_dir, extractor_spec, dataset, workers)
     click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir} (the table), then "
                f"sitbench report {run_dir} --out {run_dir / 'report.html'} (glossary, charts, failed trials)")
 

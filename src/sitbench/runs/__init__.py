@@ -26,7 +26,14 @@ from sitbench.runs._runner import (
     verify_run_dataset,
 )
 from sitbench.runs._schedule import run_trial, session_prompt
-from sitbench.runs._scoring import check_trials_in_dataset, iter_score_trials, score_trials
+from sitbench.runs._scoring import (
+    PARALLEL_MIN_TRIALS,
+    check_trials_in_dataset,
+    iter_score_lines,
+    iter_score_trials,
+    score_trials,
+    score_workers,
+)
 from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 from sitbench.runs._store import MANIFEST as MANIFEST_FILE
 from sitbench.runs._store import RESPONSES as RESPONSES_FILE
@@ -37,6 +44,7 @@ __all__ = [
     "FORMAT_VERSION",
     "INTERVAL_ENV",
     "MANIFEST_FILE",
+    "PARALLEL_MIN_TRIALS",
     "RESPONSES_FILE",
     "RUN_SCHEMAS",
     "SCORES_FILE",
@@ -55,6 +63,7 @@ __all__ = [
     "agent_turn",
     "check_trials_in_dataset",
     "dataset_fields",
+    "iter_score_lines",
     "iter_score_trials",
     "merge_runs",
     "observe_run",
@@ -70,6 +79,7 @@ __all__ = [
     "run_trial",
     "score_problem",
     "score_trials",
+    "score_workers",
     "session_prompt",
     "summarize_trials",
     "trial_ids",

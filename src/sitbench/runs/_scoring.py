@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
+import multiprocessing
+import os
 from collections.abc import Iterable, Iterator
 
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
 from sitbench.runs._records import ScoreRecord, TrialRecord
+from sitbench.runs._store import RunStore
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Category,
@@ -16,8 +20,8 @@ from sitbench.schema import (
     Probe,
     Registry,
 )
-from sitbench.stores import LoadedDataset
-from sitbench.verify import Extractor, Judge
+from sitbench.stores import LoadedDataset, dumps
+from sitbench.verify import Extractor, Judge, RuleExtractor
 
 
 def _acquired_after(lineage: Lineage, registry: Registry, tau: dt.date) -> set[str]:
@@ -124,3 +128,86 @@ def iter_score_trials(ds: LoadedDataset, trials: Iterable[TrialRecord], extracto
         lineage = ds.hidden.lineages[probe.lineage_id]
         yield ScoreRecord(**base, status="completed", observation=judged.observation, verdict=judged.verdict,
                           partner=judged.partner, **diagnostics(probe, judged.observation, lineage, ds.hidden.registry))
+
+
+PARALLEL_MIN_TRIALS = 2_000
+"""Below this many trials ``score_workers(None, ...)`` scores in the calling process: starting the
+workers would cost more than they save."""
+_CHUNK = 256  # trials per task: large enough that a task's overhead is small, small enough to balance
+
+
+def score_workers(requested: int | None, trials: int, extractor: Extractor | None = None) -> int:
+    """How many processes score ``trials`` trials.
+
+    Args:
+        requested: ``--workers``; None chooses: one per CPU (at most 8) for a run of at least
+            :data:`PARALLEL_MIN_TRIALS` trials read by the rule extractor, else 1. An extractor that
+            calls a model does its own waiting, so it is never split across processes unasked.
+        trials: The run's trials.
+        extractor: The extractor that will read them (the rule extractor when None).
+
+    Returns:
+        At least 1; 1 where processes cannot be forked (the workers inherit the loaded dataset).
+
+    Raises:
+        InputError: ``requested`` is below 1.
+    """
+    if requested is not None and requested < 1:
+        raise InputError(f"--workers {requested}: must be at least 1 (1 scores in this process)")
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if requested is not None:
+        return requested
+    rules = extractor is None or isinstance(extractor, RuleExtractor)
+    if not rules or trials < PARALLEL_MIN_TRIALS:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def iter_score_lines(ds: LoadedDataset, store: RunStore, extractor: Extractor | None = None,
+                     workers: int | None = None) -> Iterator[str]:
+    """The scores.jsonl lines of ``store``'s trials, in trial order, scored by ``workers`` processes.
+
+    The lines are the same whatever the number of workers: each trial is scored by the same pure
+    function, and the lines come back in the trials' order. Workers are forked from this process
+    after the dataset is loaded, read their own trials from responses.jsonl (only line offsets are
+    sent to them) and send back finished lines, so the calling process only writes.
+
+    Args:
+        ds: The run's dataset.
+        store: The run; its :attr:`~RunStore.torn_bytes` is set before the first line is yielded.
+        extractor: Stage-1 reader (the rule extractor by default).
+        workers: Processes (see :func:`score_workers`; None chooses).
+
+    Raises:
+        InputError: a damaged trial line, or a trial whose probe is not in ``ds``.
+    """
+    lines = store.trial_lines()
+    processes = score_workers(workers, len(lines), extractor)
+    judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
+    if processes == 1 or len(lines) <= _CHUNK:
+        for record in iter_score_trials(ds, store.read_trials(lines), judge=judge):
+            yield dumps(record) + "\n"
+        return
+    global _FORKED
+    _FORKED = (ds, store, judge)
+    chunks = [lines[i:i + _CHUNK] for i in range(0, len(lines), _CHUNK)]
+    # Frozen objects are left out of the workers' collections, so collecting never writes to (and so
+    # copies) the pages they share with this process.
+    gc.freeze()
+    try:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            for chunk in pool.imap(_score_chunk, chunks):
+                yield from chunk
+    finally:
+        _FORKED = None
+
+
+_FORKED: tuple[LoadedDataset, RunStore, Judge] | None = None
+"""What forked scoring workers inherit: set by :func:`iter_score_lines` just before it forks them."""
+
+
+def _score_chunk(lines: list[tuple[int, int, int]]) -> list[str]:
+    assert _FORKED is not None, "a scoring worker runs only in a process forked by iter_score_lines"
+    ds, store, judge = _FORKED
+    return [dumps(record) + "\n" for record in iter_score_trials(ds, store.read_trials(lines), judge=judge)]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
 from sitbench.schema import Verdict
-from sitbench.stores import HIDDEN_DIR, VISIBLE_DIR, load_model, parse_jsonl_line, write_json, write_jsonl
+from sitbench.stores import HIDDEN_DIR, VISIBLE_DIR, load_model, parse_jsonl_line, write_json, write_jsonl, write_lines
 
 MANIFEST_FILE = "manifest.json"
 """A run's manifest (:class:`RunManifest`), inside the run directory."""
@@ -204,6 +204,22 @@ class RunStore:
             pass  # a replaced line is never used, but a damaged one is still reported, as before
         return list(latest.values())
 
+    def trial_lines(self) -> list[tuple[int, int, int]]:
+        """Where each trial's standing line lies in responses.jsonl: ``(line number, offset, length)``.
+
+        The entries :meth:`iter_trials` reads, in the same order, for a reader that reads them itself
+        (:meth:`read_trials`), a slice at a time. Sets :attr:`torn_bytes` and :attr:`superseded`.
+        """
+        return self._trial_index(False)
+
+    def read_trials(self, lines: list[tuple[int, int, int]]) -> Iterator[TrialRecord]:
+        """The trial records at ``lines`` (entries of :meth:`trial_lines`), in their order.
+
+        Raises:
+            InputError: a line is malformed or not a trial record (naming the file and line).
+        """
+        return self._read_trials(lines)
+
     def iter_trials(self, *, repair: bool = False) -> Iterator[TrialRecord]:
         """The trials of responses.jsonl, one per trial id, in the order they first appear, one at a time.
 
@@ -365,6 +381,14 @@ class RunStore:
         if not self.scores_path.exists():
             raise InputError(f"{self.scores_path}: missing; score the run first with `sitbench score {self.root}`")
         return list(self.iter_scores(check=False))
+
+    def write_score_lines(self, lines: Iterable[str]) -> int:
+        """Write scores.jsonl atomically from score records already serialised, one line each with its newline.
+
+        Returns:
+            The number of lines written.
+        """
+        return write_lines(self.scores_path, lines)
 
     def write_scores(self, records: Iterable[ScoreRecord]) -> int:
         """Write scores.jsonl atomically from ``records`` as they come (temporary file, then rename).

@@ -24,6 +24,7 @@ from sitbench.stores._io import (
     unpaired_surrogate,
     write_json,
     write_jsonl,
+    write_lines,
     write_text_atomic,
 )
 from sitbench.stores._layout import (
@@ -80,5 +81,6 @@ __all__ = [
     "unpaired_surrogate",
     "write_json",
     "write_jsonl",
+    "write_lines",
     "write_text_atomic",
 ]

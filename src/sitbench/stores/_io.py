@@ -305,6 +305,24 @@ def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> int:
     return count
 
 
+def write_lines(path: Path, lines: Iterable[str]) -> int:
+    """Write text lines (each ending in a newline) to ``path`` atomically, as they come.
+
+    Returns:
+        The number of lines written.
+    """
+    count = 0
+
+    def counted() -> Iterator[str]:
+        nonlocal count
+        for line in lines:
+            yield line
+            count += 1
+
+    _write_atomic(path, counted())
+    return count
+
+
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     digest = hashlib.sha256()

@@ -72,6 +72,24 @@ def test_batch_and_single_embeddings_agree(embedder: MiniLMEmbedder, batch_size:
     assert np.max(np.abs(single - batched)) <= 1e-5
 
 
+def test_two_threads_give_the_same_vectors_bit_for_bit(embedder: MiniLMEmbedder) -> None:
+    # A run embeds with two onnxruntime threads when it has two CPUs: the vectors, and so every E/F
+    # ranking, must not depend on it.
+    sentences = SENTENCES * 6
+    two = MiniLMEmbedder(intra_op_threads=2)
+    for batch_size in (1, 32):
+        assert two.embed(sentences, batch_size=batch_size).tobytes() == \
+            embedder.embed(sentences, batch_size=batch_size).tobytes()
+
+
+def test_release_drops_the_session_and_embedding_loads_it_again() -> None:
+    fresh = MiniLMEmbedder()
+    before = fresh.embed(SENTENCES[:3])
+    fresh.release()
+    assert fresh._session is None
+    assert fresh.embed(SENTENCES[:3]).tobytes() == before.tobytes()
+
+
 def test_output_order_follows_input_order(embedder: MiniLMEmbedder) -> None:
     forward = embedder.embed(SENTENCES)
     backward = embedder.embed(SENTENCES[::-1])

@@ -38,7 +38,7 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                 max_connections: int = 8, shard: str | None = None, resume: bool = False,
                 temperature: float = 0.0, top_p: float = 1.0, max_tokens: int = 512, seed: int | None = 0,
                 model_options: dict[str, object] | None = None, label: str | None = None, cache: bool = False,
-                cache_path: Path | None = None, epoch: int = 0) -> tuple[int, int]:
+                cache_path: Path | None = None, epoch: int = 0, workers: int | None = None) -> tuple[int, int]:
     """Run one candidate over a dataset; returns (attempted, completed).
 
     With ``cache``, responses come from (and go to) the SQLite response cache at
@@ -52,7 +52,8 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                          decoding=DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens,
                                                  seed=seed),
                          max_connections=max_connections, shard=parse_shard(shard),
-                         cache_dir=default_cache_dir() / "embeddings", response_cache=response_cache, epoch=epoch)
+                         cache_dir=default_cache_dir() / "embeddings", response_cache=response_cache, epoch=epoch,
+                         workers=workers)
     candidate = get_candidate(model, **(model_options or {}))
     progress = _progress(0, label or f"{model}")
     try:
@@ -138,6 +139,11 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.option("--max-connections", default=8, show_default=True, type=_Bounded(int, 1, 1024),
               help="Concurrent candidate calls (1–1024).")
 @click.option("--shard", default=None, help="Run only shard i/n of the trials (merge shards with `sitbench merge`).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes that run the trials, each with --max-connections calls in flight. Default: one per "
+                   "CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 (a model behind an "
+                   "API waits rather than computes; a local model already uses every core). The stored responses "
+                   "are the same for any number.")
 @click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished trials.")
 @click.option("--temperature", default=0.0, show_default=True, type=_Bounded(float, 0, 2),
               help="Sampling temperature, 0–2 (0 asks for greedy decoding).")
@@ -155,7 +161,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         shard: str | None, agent: str | None, agent_state: str, agent_options: tuple[str, ...], resume: bool,
         temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
-        max_retries: int | None, max_drop_rate: float) -> None:
+        max_retries: int | None, max_drop_rate: float, workers: int | None) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -184,7 +190,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     started = time.perf_counter()
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,
-                                       cache_path=cache_path, epoch=epoch)
+                                       cache_path=cache_path, epoch=epoch, workers=workers)
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
                 same="same `sitbench run` command (same dataset, --model, --config and decoding options)")
 
@@ -227,7 +233,8 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
         raise InputError(f"--agent-option: the HTTP agent {agent} takes no options; configure the server instead")
     if model is not None:
         raise InputError(f"--model {model!r} and --agent {agent!r}: give one; an agent run has no candidate")
-    not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env"]
+    not_for_agents = ["configs", "handler", "temperature", "top_p", "max_tokens", "seed", "base_url", "api_key_env",
+                      "workers"]
     given = [name for name in not_for_agents if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
     if given:
         flags = ", ".join("--" + ("config" if n == "configs" else n.replace("_", "-")) for n in given)

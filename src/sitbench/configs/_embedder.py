@@ -182,6 +182,16 @@ class MiniLMEmbedder:
             out[rows] = self._run([encodings[i] for i in rows])
         return out
 
+    def release(self) -> None:
+        """Drop the onnxruntime session (about 240 MB); the next :meth:`embed` loads it again.
+
+        A run embeds every query and record it needs before its first trial, so the session can go
+        before the trials: the run holds less memory, and no forked worker inherits a session whose
+        threads did not follow it into the new process.
+        """
+        with self._lock:
+            self._session = None
+
     # -- internals ---------------------------------------------------------
 
     def _run(self, encodings: list[Any]) -> npt.NDArray[np.float32]:

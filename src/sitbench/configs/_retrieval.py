@@ -40,25 +40,36 @@ class ChronicleRetriever:
             self._indexes[subject.subject] = retriever
         return self._indexes[subject.subject]
 
-    def prepare(self, queries: Iterable[str], batch_size: int = 32) -> int:
-        """Embed the distinct ``queries`` not embedded yet, ``batch_size`` at a time, before any search.
+    def prepare(self, queries: Iterable[str], subjects: Iterable[SubjectEvidence] = (), batch_size: int = 32) -> int:
+        """Embed the distinct ``queries`` not embedded yet, ``batch_size`` at a time, and index ``subjects``,
+        before any search.
 
         A run knows every query it will search for; embedding them in batches is about three
         times faster than one at a time as each trial comes. A query that was not prepared is
-        still embedded when it is searched for.
+        still embedded when it is searched for, and a subject not indexed yet is indexed then.
 
         Args:
             queries: Query texts (repeats are embedded once).
+            subjects: Subjects whose records will be searched (their indexes are built now).
             batch_size: Texts per embedder call.
 
         Returns:
             How many queries were embedded.
         """
+        for subject in subjects:
+            if subject.records:
+                self._index(subject)
         new = [q for q in dict.fromkeys(queries) if q not in self._queries]
         if new:
             embedding = DenseRetriever(self.embedder, batch_size=batch_size)
             self._queries.update(zip(new, embedding.query_vectors(new), strict=True))
         return len(new)
+
+    def release(self) -> None:
+        """Let the embedder drop its model once everything is prepared (it reloads if asked to embed again)."""
+        release = getattr(self._embedder, "release", None)
+        if callable(release):
+            release()
 
     def top_records(self, subject: SubjectEvidence, query: str, k: int, tau: dt.date | None) -> list[int]:
         """Indexes of the top-k records by cosine similarity; with ``tau``, filtered to t ≤ τ before ranking."""

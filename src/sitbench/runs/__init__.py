@@ -27,7 +27,6 @@ from sitbench.runs._runner import (
 )
 from sitbench.runs._schedule import run_trial, session_prompt
 from sitbench.runs._scoring import (
-    PARALLEL_MIN_TRIALS,
     check_trials_in_dataset,
     iter_score_lines,
     iter_score_trials,
@@ -38,6 +37,7 @@ from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 from sitbench.runs._store import MANIFEST as MANIFEST_FILE
 from sitbench.runs._store import RESPONSES as RESPONSES_FILE
 from sitbench.runs._store import SCORES as SCORES_FILE
+from sitbench.runs._workers import PARALLEL_MIN_TRIALS, TrialDone, run_workers
 
 __all__ = [
     "DUPLICATE_HINT",
@@ -57,6 +57,7 @@ __all__ = [
     "RunStore",
     "Runner",
     "ScoreRecord",
+    "TrialDone",
     "TrialRecord",
     "TurnRecord",
     "agent_subject",
@@ -77,6 +78,7 @@ __all__ = [
     "run_agreement",
     "run_dataset_dir",
     "run_trial",
+    "run_workers",
     "score_problem",
     "score_trials",
     "score_workers",

@@ -45,6 +45,7 @@ from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._records import RunManifest, TrialRecord, TurnRecord
 from sitbench.runs._runner import Runner, RunOptions, dataset_fields
 from sitbench.runs._store import RunStore
+from sitbench.runs._workers import OnDone
 from sitbench.schema import Query, SubjectEvidence, envelope_for
 from sitbench.stores import load_dataset
 
@@ -133,7 +134,7 @@ class AgentRunner(Runner):
 
     def __init__(self, dataset_dir: Path, agent: LoadedAgent, out: Path, options: RunOptions,
                  state_policy: StatePolicy, timeout_s: float = 120.0,
-                 on_trial: Callable[[TrialRecord], None] | None = None) -> None:
+                 on_trial: OnDone | None = None) -> None:
         self.ds = load_dataset(dataset_dir)
         failed = [r.id for r in run_checks(self.ds) if not r.passed]
         if failed:
@@ -154,6 +155,9 @@ class AgentRunner(Runner):
         self.on_trial = on_trial
         self._bases: dict[str, asyncio.Task[_Base]] = {}
         self._audited: set[str] = set()
+
+    def _answers_with_cpu(self) -> bool:
+        return False  # an agent keeps state and may call a model: its trials stay in one process
 
     def _check_resumable(self, existing: RunManifest) -> None:
         was_spec = existing.candidate.get("spec")
@@ -389,7 +393,7 @@ class AgentRunner(Runner):
 
 def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto", shard: str | None = None,
               resume: bool = False, max_connections: int = 8, timeout_s: float | None = None,
-              on_trial: Callable[[TrialRecord], None] | None = None,
+              on_trial: OnDone | None = None,
               on_start: Callable[[AgentRunner], None] | None = None,
               options: dict[str, str] | None = None, response_cache: ResponseCache | None = None,
               epoch: int = 0) -> RunManifest:

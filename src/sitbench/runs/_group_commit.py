@@ -87,7 +87,10 @@ class GroupCommitWriter:
                 whatever else the write raised).
             RuntimeError: the writer is not open.
         """
-        line = (record.model_dump_json() + "\n").encode("utf-8")
+        await self.append_line((record.model_dump_json() + "\n").encode("utf-8"))
+
+    async def append_line(self, line: bytes) -> None:
+        """:meth:`append` for a record already serialised: one whole JSON line, ending in a newline."""
         while len(self._queue) >= self.max_queued_lines and self._failed is None:
             self._room.clear()
             await self._room.wait()

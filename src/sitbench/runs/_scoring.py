@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import multiprocessing
-import os
 from collections.abc import Iterable, Iterator
 
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
 from sitbench.runs._records import ScoreRecord, TrialRecord
 from sitbench.runs._store import RunStore
+from sitbench.runs._workers import run_workers
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Category,
@@ -130,38 +130,18 @@ def iter_score_trials(ds: LoadedDataset, trials: Iterable[TrialRecord], extracto
                           partner=judged.partner, **diagnostics(probe, judged.observation, lineage, ds.hidden.registry))
 
 
-PARALLEL_MIN_TRIALS = 2_000
-"""Below this many trials ``score_workers(None, ...)`` scores in the calling process: starting the
-workers would cost more than they save."""
 _CHUNK = 256  # trials per task: large enough that a task's overhead is small, small enough to balance
 
 
 def score_workers(requested: int | None, trials: int, extractor: Extractor | None = None) -> int:
-    """How many processes score ``trials`` trials.
-
-    Args:
-        requested: ``--workers``; None chooses: one per CPU (at most 8) for a run of at least
-            :data:`PARALLEL_MIN_TRIALS` trials read by the rule extractor, else 1. An extractor that
-            calls a model does its own waiting, so it is never split across processes unasked.
-        trials: The run's trials.
-        extractor: The extractor that will read them (the rule extractor when None).
-
-    Returns:
-        At least 1; 1 where processes cannot be forked (the workers inherit the loaded dataset).
+    """How many processes score ``trials`` trials: :func:`run_workers`, where the work is CPU work
+    when the rule extractor reads (an extractor that calls a model does its own waiting, so it is
+    never split across processes unasked).
 
     Raises:
         InputError: ``requested`` is below 1.
     """
-    if requested is not None and requested < 1:
-        raise InputError(f"--workers {requested}: must be at least 1 (1 scores in this process)")
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    if requested is not None:
-        return requested
-    rules = extractor is None or isinstance(extractor, RuleExtractor)
-    if not rules or trials < PARALLEL_MIN_TRIALS:
-        return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    return run_workers(requested, trials, extractor is None or isinstance(extractor, RuleExtractor))
 
 
 def iter_score_lines(ds: LoadedDataset, store: RunStore, extractor: Extractor | None = None,

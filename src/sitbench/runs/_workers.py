@@ -1,0 +1,260 @@
+"""Where a run's trials are executed: in this process, or split over forked worker processes.
+
+Either way each trial goes through the same ``run_one`` coroutine, at most ``connections`` at a time
+per process, and its line reaches responses.jsonl through one :class:`GroupCommitWriter` in this
+process: a trial is reported done only once its line is written and fsynced, and the runner puts
+the lines in canonical order at the end, so the file does not depend on how the trials were split.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import gc
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitbench.runs._group_commit import GroupCommitWriter
+from sitbench.runs._records import TrialRecord
+
+PARALLEL_MIN_TRIALS = 2_000
+"""Below this many trials a run or a scoring stays in one process unless asked: forking the workers
+would cost more than they save."""
+
+RunOne = Callable[[str, str], Awaitable[TrialRecord]]
+"""Runs one trial, ``(configuration, probe id) -> record``."""
+
+
+@dataclass(frozen=True)
+class TrialDone:
+    """What a run's progress hook hears of a trial once it is done (its line written and fsynced)."""
+
+    trial_id: str
+    """``CONFIG:PROBE_ID``."""
+    status: str
+    """``completed`` or ``dropped``."""
+
+
+OnDone = Callable[[TrialDone], None]
+
+
+def run_workers(requested: int | None, trials: int, cpu_bound: bool) -> int:
+    """How many processes work through ``trials`` trials (a run's, or a scoring's).
+
+    Args:
+        requested: ``--workers``; None chooses: one per CPU (at most 8) for at least
+            :data:`PARALLEL_MIN_TRIALS` trials whose work is CPU work in this process (a mock
+            candidate's answers, the rule extractor's readings), else 1. A model behind an API waits
+            rather than computes, and one process keeps ``--max-connections`` calls in flight; a
+            local model already uses every core.
+        trials: The trials to work through.
+        cpu_bound: Whether their work is CPU work in this process.
+
+    Returns:
+        At least 1; 1 where processes cannot be forked (the workers inherit the loaded dataset).
+
+    Raises:
+        InputError: ``requested`` is below 1.
+    """
+    from sitbench.errors import InputError
+
+    if requested is not None and requested < 1:
+        raise InputError(f"--workers {requested}: must be at least 1 (1 works in this process)")
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if requested is not None:
+        return requested
+    if not cpu_bound or trials < PARALLEL_MIN_TRIALS:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+async def run_here(trials: list[tuple[str, str]], run_one: RunOne, connections: int, writer: GroupCommitWriter,
+                   on_done: OnDone | None) -> None:
+    """Run ``trials`` in this process: ``connections`` workers take them in order from one iterator,
+    so at most that many are in flight or waiting for the disk, however many the run holds (a
+    finished trial is held until its line is written, so the writer's pace bounds memory)."""
+    pending = iter(trials)
+
+    async def worker() -> None:
+        for config, probe_id in pending:
+            record = await run_one(config, probe_id)
+            await writer.append(record)  # returns once the line is written and fsynced
+            if on_done:
+                on_done(TrialDone(record.trial_id, record.status))
+
+    await asyncio.gather(*(worker() for _ in range(min(max(1, connections), max(1, len(trials))))))
+
+
+async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections: int, processes: int,
+                     responses: Path, on_done: OnDone | None) -> None:
+    """Run ``trials`` in ``processes`` forked workers; this process writes every line.
+
+    Worker ``k`` takes every ``processes``-th trial from the ``k``-th and runs them as
+    :func:`run_here` would, sending each finished record back as its JSON line. Everything this
+    process has loaded (the dataset, the audit, prepared query vectors) is inherited, not rebuilt.
+
+    A worker that fails stops the run with its exception, after the lines already received are
+    written (the other workers are stopped; their unfinished trials are simply absent, and
+    ``--resume`` runs them). A worker that dies without saying why stops the run with its exit
+    status. If this process dies, its workers find their pipe closed and exit.
+
+    Raises:
+        Whatever a worker's trial raised (an isolation error, a candidate error that is not a drop).
+        RuntimeError: a worker exited before finishing its trials.
+    """
+    workers = _fork(trials, run_one, connections, processes)
+    try:
+        async with GroupCommitWriter(responses) as writer:
+            await asyncio.gather(*(_collect(worker, writer, on_done) for worker in workers))
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+@dataclass
+class _Worker:
+    pid: int
+    fd: int
+    """Read end of the worker's pipe; :func:`_collect` hands it to a transport, which closes it."""
+    _code: int | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def stop(self) -> None:
+        """Kill the worker if it still runs, and reap it (no zombie outlives the run)."""
+        if self._code is None:
+            # A pid is not reused before its child is reaped (only a reap racing this line could miss it).
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        self.wait()
+
+    def wait(self) -> int:
+        """Reap the worker (once, whoever asks first); its exit code (negative: the signal that killed it)."""
+        with self._lock:
+            if self._code is None:
+                _, status = os.waitpid(self.pid, 0)
+                self._code = os.waitstatus_to_exitcode(status)
+            return self._code
+
+
+def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, processes: int) -> list[_Worker]:
+    # Buffered output would otherwise be written once more by every worker that flushed it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Frozen objects are left out of the workers' collections, so collecting never writes to (and so
+    # copies) the pages they share with this process.
+    gc.freeze()
+    workers: list[_Worker] = []
+    for k in range(processes):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            os.close(read_fd)
+            for earlier in workers:
+                with contextlib.suppress(OSError):
+                    os.close(earlier.fd)
+            code = 1
+            try:
+                code = _worker_main(trials[k::processes], run_one, connections, write_fd)
+            finally:
+                os._exit(code)  # never return into the parent's stack, flush its buffers or run its atexit
+        os.close(write_fd)
+        workers.append(_Worker(pid, read_fd))
+    return workers
+
+
+def _worker_main(trials: list[tuple[str, str]], run_one: RunOne, connections: int, fd: int) -> int:
+    """Run this worker's trials; returns its exit code. Frames on ``fd``, one line each:
+    ``STATUS\\tJSON`` per finished trial (JSON lines hold no tab and no newline), then ``$`` at the end,
+    or ``!\\tBASE64(pickle(exception))`` if a trial failed."""
+    failure: list[BaseException] = []
+
+    async def main() -> None:
+        pending = iter(trials)
+
+        async def worker() -> None:
+            for config, probe_id in pending:
+                record = await run_one(config, probe_id)
+                _send(fd, record.status.encode() + b"\t" + record.model_dump_json().encode("utf-8") + b"\n")
+
+        await asyncio.gather(*(worker() for _ in range(min(max(1, connections), max(1, len(trials))))))
+
+    def thread() -> None:
+        # The parent's event loop was running when it forked, and this thread's copy still says so:
+        # the worker's own loop runs in a new thread, which has none.
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
+            failure.append(exc)
+
+    runner = threading.Thread(target=thread, name="sitbench-run-worker")
+    runner.start()
+    runner.join()
+    try:
+        if failure:
+            _send(fd, b"!\t" + base64.b64encode(_pickled(failure[0])) + b"\n")
+            return 1
+        _send(fd, b"$\n")
+    except OSError:
+        return 1  # the parent is gone
+    return 0
+
+
+def _pickled(exc: BaseException) -> bytes:
+    try:
+        data = pickle.dumps(exc)
+        pickle.loads(data)
+        return data
+    except Exception:  # noqa: BLE001 - an exception that does not survive pickling is sent as its text
+        return pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+
+
+def _send(fd: int, frame: bytes) -> None:
+    view = memoryview(frame)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone | None) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                                os.fdopen(worker.fd, "rb", buffering=0))
+    try:
+        while True:
+            line = await reader.readline()
+            if line == b"$\n":
+                code = await asyncio.to_thread(worker.wait)
+                if code != 0:
+                    raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
+                return
+            if not line.endswith(b"\n"):
+                code = await asyncio.to_thread(worker.wait)
+                raise RuntimeError(f"run worker {worker.pid} stopped before finishing its trials (exit code "
+                                   f"{code}); the trials it finished are kept: continue with --resume")
+            status, _, body = line.partition(b"\t")
+            if status == b"!":
+                await asyncio.to_thread(worker.wait)
+                raise pickle.loads(base64.b64decode(body))
+            await writer.append_line(body)
+            if on_done:
+                on_done(TrialDone(_trial_id(body), status.decode()))
+    finally:
+        transport.close()
+
+
+def _trial_id(line: bytes) -> str:
+    # model_dump_json writes trial_id first (see RunStore); the id is a plain CONFIG:PROBE_ID string.
+    start = line.index(b'"trial_id":"') + len(b'"trial_id":"')
+    return line[start:line.index(b'"', start)].decode("utf-8")
+
+
+_LINE_LIMIT = 1 << 30  # a trial's line holds its prompts: far longer than asyncio's 64 KiB default

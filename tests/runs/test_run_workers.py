@@ -1,0 +1,129 @@
+"""`sitbench run --workers N`: trials split over forked processes store the same responses as one
+process; a worker's error stops the run as it would in one process, and a worker that dies stops it
+with what was done kept, so `--resume` finishes it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitbench.candidates import CandidateRequest, CandidateResponse
+from sitbench.candidates.mock import OracleCandidate
+from sitbench.cli import main
+from sitbench.lineage import IsolationAudit, IsolationError
+from sitbench.runs import PARALLEL_MIN_TRIALS, Runner, RunOptions, run_workers
+
+pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                                reason="run workers are forked")
+
+ALL = 9 * 22
+
+
+def _comparable(path: Path) -> list[dict[str, Any]]:
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        record.pop("evidence_ms")
+        for turn in record["turns"]:
+            turn["response"].pop("latency_s")
+    return records
+
+
+@pytest.fixture(scope="module")
+def one_process(pilot: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("one") / "run"
+    assert main(["run", str(pilot), "--config", "all", "--model", "mock/oracle", "--out", str(run),
+                 "--workers", "1"]) == 0
+    return run
+
+
+def test_workers_store_the_same_responses(pilot: Path, one_process: Path, tmp_path: Path) -> None:
+    run = tmp_path / "three"
+    assert main(["run", str(pilot), "--config", "all", "--model", "mock/oracle", "--out", str(run),
+                 "--workers", "3", "--max-connections", "2"]) == 0
+    assert len(_comparable(run / "responses.jsonl")) == ALL
+    assert _comparable(run / "responses.jsonl") == _comparable(one_process / "responses.jsonl")
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["counts"] == json.loads((one_process / "manifest.json").read_text())["counts"]
+    assert main(["score", str(run)]) == 0
+    assert main(["score", str(one_process)]) == 0
+    assert (run / "scores.jsonl").read_bytes() == (one_process / "scores.jsonl").read_bytes()
+
+
+def test_a_worker_error_stops_the_run(pilot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    real = IsolationAudit.check
+
+    def leaky(self: IsolationAudit, trial_id: str, subject: str, messages: Any) -> None:
+        if trial_id == "E:PR-05":
+            raise IsolationError(f"isolation audit: trial {trial_id} message 0 contains a partner record")
+        real(self, trial_id, subject, messages)
+
+    monkeypatch.setattr(IsolationAudit, "check", leaky)  # the forked workers inherit the patch
+    run = tmp_path / "run"
+    code = main(["run", str(pilot), "--config", "all", "--model", "mock/oracle", "--out", str(run),
+                 "--workers", "2"])
+    assert code == 3
+    assert "trial E:PR-05" in capsys.readouterr().err
+    stored = [json.loads(line)["trial_id"] for line in (run / "responses.jsonl").read_text().splitlines()]
+    assert "E:PR-05" not in stored
+    assert len(stored) == len(set(stored)) < ALL
+
+
+class _DiesInWorker(OracleCandidate):
+    """The oracle, except that a forked worker asked this probe under D kills itself (as the OOM killer would)."""
+
+    def __init__(self, parent: int) -> None:
+        self.parent = parent
+
+    async def complete(self, request: CandidateRequest) -> CandidateResponse:
+        if os.getpid() != self.parent and request.trial_id.startswith("D:PR-03#"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return await super().complete(request)
+
+
+def test_a_dead_worker_stops_the_run_and_resume_finishes_it(pilot: Path, one_process: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    candidate = _DiesInWorker(os.getpid())
+    options = RunOptions(configs=list("ABCDEFGHI"), workers=2, max_connections=2)
+    with pytest.raises(RuntimeError, match="stopped before finishing its trials"):
+        asyncio.run(Runner(pilot, candidate, "mock/oracle", run, options).run())
+    text = (run / "responses.jsonl").read_text()
+    assert text.endswith("\n")  # only whole lines: every one a done trial
+    stored = [json.loads(line)["trial_id"] for line in text.splitlines()]
+    assert "D:PR-03" not in stored
+    assert 0 < len(stored) == len(set(stored)) < ALL
+    assert not _children_left()
+
+    resumed = RunOptions(configs=list("ABCDEFGHI"), workers=1)
+    manifest = asyncio.run(Runner(pilot, candidate, "mock/oracle", run, resumed).run(resume=True))
+    assert manifest.counts["completed"] == ALL
+    assert _comparable(run / "responses.jsonl") == _comparable(one_process / "responses.jsonl")
+
+
+def _children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return False  # no child at all: every worker was reaped
+    return True
+
+
+def test_how_many_workers() -> None:
+    assert run_workers(None, PARALLEL_MIN_TRIALS, cpu_bound=False) == 1  # a model behind an API
+    assert run_workers(None, PARALLEL_MIN_TRIALS - 1, cpu_bound=True) == 1
+    assert run_workers(None, PARALLEL_MIN_TRIALS, cpu_bound=True) == max(1, min(8, multiprocessing.cpu_count()))
+    assert run_workers(2, 5, cpu_bound=False) == 2
+
+
+def test_workers_do_not_apply_to_an_agent_run(pilot: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", str(pilot), "--agent", "examples/keyword_agent.py:make", "--out", str(tmp_path / "a"),
+                 "--workers", "2"])
+    assert code == 2
+    assert "--workers" in capsys.readouterr().err

@@ -51,9 +51,11 @@ def _openings(ds: LoadedDataset) -> list[tuple[Query, int]]:
 
 def _differences(ds: LoadedDataset, cache: Path) -> tuple[int, list[str]]:
     """Build every E/F opening prompt with and without prepared query vectors; name those that differ."""
-    alone, ahead = ChronicleRetriever(cache_dir=cache), ChronicleRetriever(cache_dir=cache)
+    # Separate caches: the records' vectors are embedded independently on each side too.
+    alone, ahead = ChronicleRetriever(cache_dir=cache / "alone"), ChronicleRetriever(cache_dir=cache / "ahead")
     openings = _openings(ds)
-    assert ahead.prepare(query.turns[i].utterance for query, i in openings) > 0
+    subjects = {query.subject: ds.visible.subjects[query.subject] for query, _ in openings}
+    assert ahead.prepare((query.turns[i].utterance for query, i in openings), subjects.values()) > 0
     differ = []
     for config in "EF":
         for query, i in openings:
@@ -97,6 +99,34 @@ def test_pilot_e_and_f_prompts_are_the_same_with_batched_query_vectors(pilot: Pa
     compared, differ = _differences(load_dataset(pilot), tmp_path)
     assert compared > 0
     assert differ == []
+
+
+def test_pilot_prompts_are_the_same_when_a_separate_process_embeds(pilot: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitbench.configs import _embedder
+
+    monkeypatch.setattr(_embedder, "SEPARATE_PROCESS_TEXTS", 1)  # the pilot's few texts take that path too
+    spawned: list[int] = []
+    real = _embedder.subprocess.run
+
+    def counting(*args: object, **kwargs: object) -> object:
+        spawned.append(1)
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(_embedder.subprocess, "run", counting)
+    compared, differ = _differences(load_dataset(pilot), tmp_path)
+    assert spawned == [1]  # queries and records in one process
+    assert compared > 0
+    assert differ == []
+
+
+def test_a_failing_embedding_process_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitbench.configs import _embedder
+
+    monkeypatch.setattr(_embedder, "SEPARATE_PROCESS_TEXTS", 1)
+    monkeypatch.setattr(_embedder.sys, "executable", "/bin/false")
+    with pytest.raises(RuntimeError, match="the embedding process exited with code 1"):
+        _embedder.embed_groups(MiniLMEmbedder(), [["a text"], []])
 
 
 @pytest.mark.slow  # ~30 s: 4,400 E/F prompts, 636 queries embedded one at a time

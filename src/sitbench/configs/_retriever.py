@@ -210,6 +210,17 @@ class DenseRetriever:
         self._docs = tuple(docs)
         self._ids = np.array([doc.doc_id for doc in docs], dtype=str)
 
+    def uncached(self, texts: Sequence[str]) -> list[str]:
+        """The texts whose vectors the disk cache does not hold (all of them without a cache).
+
+        A cached file that turns out to be damaged is embedded again when :meth:`index` reads it.
+        """
+        if self._cache_dir is None:
+            return list(texts)
+        if self._version is None:
+            self._version = self._embedder.version
+        return [text for text in texts if not self._cache_path(text).is_file()]
+
     def search(
         self,
         query: str,

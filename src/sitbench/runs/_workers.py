@@ -114,7 +114,19 @@ async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections
     workers = _fork(trials, run_one, connections, processes)
     try:
         async with GroupCommitWriter(responses) as writer:
-            await asyncio.gather(*(_collect(worker, writer, on_done) for worker in workers))
+            tasks = [asyncio.create_task(_collect(worker, writer, on_done)) for worker in workers]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:
+                # The others stop too: their workers are killed and their pipes close. Lines already
+                # handed to the writer are written before it closes; the rest are not done, and
+                # --resume runs them.
+                for worker in workers:
+                    worker.kill()
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
     finally:
         for worker in workers:
             worker.stop()
@@ -124,16 +136,20 @@ async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections
 class _Worker:
     pid: int
     fd: int
-    """Read end of the worker's pipe; :func:`_collect` hands it to a transport, which closes it."""
+    """Read end of the worker's pipe; :func:`_collect`'s reader thread reads and closes it."""
     _code: int | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def stop(self) -> None:
-        """Kill the worker if it still runs, and reap it (no zombie outlives the run)."""
+    def kill(self) -> None:
+        """Kill the worker if it still runs."""
         if self._code is None:
             # A pid is not reused before its child is reaped (only a reap racing this line could miss it).
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
+
+    def stop(self) -> None:
+        """Kill the worker if it still runs, and reap it (no zombie outlives the run)."""
+        self.kill()
         self.wait()
 
     def wait(self) -> int:
@@ -224,18 +240,27 @@ def _send(fd: int, frame: bytes) -> None:
 
 
 async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone | None) -> None:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
-    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
-                                                os.fdopen(worker.fd, "rb", buffering=0))
+    """Write ``worker``'s lines as they come, many in flight at once (a group commit takes them all)."""
+    pipe = _PipeReader(worker.fd, asyncio.get_running_loop())
+    room = asyncio.Semaphore(_LINES_IN_FLIGHT)
+    appends: set[asyncio.Task[None]] = set()
+
+    async def append(body: bytes, status: bytes) -> None:
+        try:
+            await writer.append_line(body)  # returns once the line is written and fsynced
+        finally:
+            room.release()
+        if on_done:
+            on_done(TrialDone(_trial_id(body), status.decode()))
+
     try:
         while True:
-            line = await reader.readline()
+            line = await pipe.next_line()
             if line == b"$\n":
                 code = await asyncio.to_thread(worker.wait)
                 if code != 0:
                     raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
-                return
+                break
             if not line.endswith(b"\n"):
                 code = await asyncio.to_thread(worker.wait)
                 raise RuntimeError(f"run worker {worker.pid} stopped before finishing its trials (exit code "
@@ -244,11 +269,59 @@ async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone |
             if status == b"!":
                 await asyncio.to_thread(worker.wait)
                 raise pickle.loads(base64.b64decode(body))
-            await writer.append_line(body)
-            if on_done:
-                on_done(TrialDone(_trial_id(body), status.decode()))
+            await room.acquire()
+            task = asyncio.create_task(append(body, status))
+            appends.add(task)
+            task.add_done_callback(appends.discard)
+            for done in [t for t in appends if t.done()]:
+                done.result()  # a failed write stops the run here
+        await asyncio.gather(*appends)
     finally:
-        transport.close()
+        for task in appends:
+            task.cancel()
+        pipe.close()
+
+
+class _PipeReader:
+    """The lines of one worker's pipe, read by a thread with blocking, buffered reads (any line
+    length, nothing copied twice) and handed to the event loop.
+
+    The thread waits while :data:`_QUEUED_FRAMES` lines wait here: the worker then blocks on a full
+    pipe, so what is held stays bounded however fast the workers are.
+    """
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+        self._lines: asyncio.Queue[bytes] = asyncio.Queue()
+        self._slots = threading.Semaphore(_QUEUED_FRAMES)
+        self._closed = threading.Event()
+        self._loop = loop
+        self._thread = threading.Thread(target=self._read, args=(fd,), name="sitbench-run-pipe", daemon=True)
+        self._thread.start()
+
+    async def next_line(self) -> bytes:
+        """The next line; ``b""`` once the pipe is closed (a partial last line is returned as it is)."""
+        line = await self._lines.get()
+        self._slots.release()
+        return line
+
+    def close(self) -> None:
+        """Stop handing lines over; the thread ends when its read returns (the worker is stopped)."""
+        self._closed.set()
+        self._slots.release()
+
+    def _read(self, fd: int) -> None:
+        with os.fdopen(fd, "rb", buffering=1 << 20) as pipe:
+            while True:
+                line = pipe.readline()
+                self._slots.acquire()
+                if self._closed.is_set():
+                    return
+                try:
+                    self._loop.call_soon_threadsafe(self._lines.put_nowait, line)
+                except RuntimeError:
+                    return  # the event loop is gone
+                if not line or line == b"$\n" or line.startswith(b"!\t"):
+                    return
 
 
 def _trial_id(line: bytes) -> str:
@@ -257,4 +330,5 @@ def _trial_id(line: bytes) -> str:
     return line[start:line.index(b'"', start)].decode("utf-8")
 
 
-_LINE_LIMIT = 1 << 30  # a trial's line holds its prompts: far longer than asyncio's 64 KiB default
+_QUEUED_FRAMES = 64  # lines read from one worker's pipe and not yet handed to the writer
+_LINES_IN_FLIGHT = 256  # lines of one worker handed to the writer and not yet fsynced

@@ -100,6 +100,42 @@ class TrialRecord(_Record):
         return self.turns[-1].response.text if self.turns else None
 
 
+class _Tally(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ResponseTally(_Tally):
+    """The fields of a turn's response that a run's manifest counts."""
+
+    retries: int = 0
+    """Retries the call needed."""
+    cached: bool = False
+    """Whether the response cache answered."""
+    model_sent: str | None = None
+    """Model id sent to the provider."""
+    returned_model: str | None = None
+    """Model id the provider returned."""
+    system_fingerprint: str | None = None
+    """The provider's system fingerprint."""
+
+
+class TurnTally(_Tally):
+    """A turn, as a run's manifest counts it."""
+
+    response: ResponseTally
+    """What came back."""
+
+
+class TrialTally(_Tally):
+    """A trial record read for its manifest counts only: prompts and texts are skipped, so reading a
+    run of long prompts to count it costs a fraction of reading its records."""
+
+    status: Literal["completed", "dropped"]
+    """As in :class:`TrialRecord`."""
+    turns: list[TurnTally] = Field(default_factory=list)
+    """As in :class:`TrialRecord`, with only what is counted."""
+
+
 class ScoreRecord(_Record):
     """``scores.jsonl``: observation, per-check verdict and the labels metrics need."""
 

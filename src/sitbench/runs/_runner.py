@@ -32,7 +32,7 @@ from sitbench.configs import (
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._group_commit import GroupCommitWriter
-from sitbench.runs._records import RunManifest, TrialRecord
+from sitbench.runs._records import RunManifest, TrialRecord, TrialTally
 from sitbench.runs._schedule import opening_utterances, run_trial
 from sitbench.runs._store import RunStore
 from sitbench.runs._workers import OnDone, run_forked, run_here, run_workers
@@ -272,12 +272,12 @@ class Runner:
         self.store.rewrite_trials(lambda trial_id: order.get(trial_id, len(order)))
         manifest = manifest.model_copy(update={
             "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            **summarize_trials(self.store.iter_trials())})
+            **summarize_trials(self.store.iter_trial_tallies())})
         self.store.write_manifest(manifest)
         return manifest
 
 
-def summarize_trials(trials: Iterable[TrialRecord]) -> dict[str, object]:
+def summarize_trials(trials: Iterable[TrialRecord] | Iterable[TrialTally]) -> dict[str, object]:
     """Manifest fields computed from the trial records as they are read: counts and distinct model ids
     and fingerprints."""
     counts = {"attempted": 0, "completed": 0, "dropped": 0, "retries": 0, "calls": 0, "cache_hits": 0}

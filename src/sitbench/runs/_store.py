@@ -11,12 +11,12 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
 from sitbench.errors import InputError
-from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
+from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord, TrialTally
 from sitbench.schema import Verdict
 from sitbench.stores import HIDDEN_DIR, VISIBLE_DIR, load_model, parse_jsonl_line, write_json, write_jsonl, write_lines
 
@@ -34,6 +34,8 @@ SCORES = SCORES_FILE
 
 DUPLICATE_HINT = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
 """How to fix a trial that appears twice among a run's score records."""
+
+R = TypeVar("R", TrialRecord, TrialTally)
 
 # model_dump_json writes trial_id first; reading it off the line prefix finds a trial's lines without
 # parsing every (large) response record.
@@ -237,7 +239,15 @@ class RunStore:
         index = self._trial_index(repair)
         return self._read_trials(index)
 
-    def _read_trials(self, index: list[tuple[int, int, int]]) -> Iterator[TrialRecord]:
+    def iter_trial_tallies(self) -> Iterator[TrialTally]:
+        """:meth:`iter_trials`, each read as a :class:`TrialTally` (what a manifest counts, no prompts).
+
+        Raises:
+            InputError: a line is malformed (naming the file and line).
+        """
+        return self._read_trials(self._trial_index(False), TrialTally)
+
+    def _read_trials(self, index: list[tuple[int, int, int]], model: type[R] = TrialRecord) -> Iterator[R]:  # type: ignore[assignment]
         if not index:
             return
         name = str(self.responses_path)
@@ -248,7 +258,7 @@ class RunStore:
                     handle.seek(offset)
                 raw = handle.read(length)
                 position = offset + length
-                yield parse_jsonl_line(raw, number, name, TrialRecord)
+                yield parse_jsonl_line(raw, number, name, model)
 
     def iter_trial_lines(self, *, repair: bool = False) -> Iterator[tuple[int, TrialRecord]]:
         """Like :meth:`iter_trials`, with each record's line number in responses.jsonl (1-based)."""

@@ -103,6 +103,32 @@ def test_the_cached_audit_stops_exactly_the_prompts_a_whole_text_scan_stops(
         assert _verdict(audit.check, "T", subject, [Message(role="user", content=text)]) == expected
 
 
+_ODD_RECORDS = [
+    "Lisbon",  # one word: no inner chunk
+    "moved away",  # two words: no inner chunk
+    "wrote a letter\nand sent it",  # a line break
+    "kept a diary] [and burned it",  # a bracket: may straddle a separator
+    "she moved to Lisbon in 1990",
+    "he moved to Lisbon in 1991",  # the same longest inner chunk as the one before
+    " leading and trailing spaces ",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_indexed_audit_finds_every_kind_of_partner_record(data: st.DataObject) -> None:
+    audit = IsolationAudit(TokenSet(["L0001"]), TokenSet(["required_acts"]), {"s": list(_ODD_RECORDS)})
+    words = st.sampled_from(["she", "moved", "to", "Lisbon", "in", "1990", "away", "a", "diary", "and", "it"])
+    pieces = data.draw(st.lists(st.one_of(st.sampled_from(_ODD_RECORDS), words, TEXTS), max_size=8))
+    if data.draw(st.booleans()):
+        pieces.insert(data.draw(st.integers(0, len(pieces))), LONG_FIELD)
+    joiner = data.draw(st.sampled_from([" ", "\n", "", "] [", "; "]))
+    text = joiner.join(pieces)
+    expected = _verdict(audit._check_text, "T", "s", 0, text)
+    for _ in range(2):
+        assert _verdict(audit.check, "T", "s", [Message(role="user", content=text)]) == expected
+
+
 def test_a_remembered_segment_is_clean_only_for_its_subject_and_brackets_cannot_hide_a_record() -> None:
     partner = "she moved to Lisbon in the spring of 1990 and never looked back"
     bracketed = "she kept a diary] [and burned it"

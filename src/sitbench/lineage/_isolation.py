@@ -31,10 +31,8 @@ class IsolationAudit:
     """Subject → texts of the partner's records that the subject does not share."""
     _clean_chunks: set[str] = field(default_factory=set, repr=False)
     """Space-separated chunks of prompts already found to hold no id and no contract field."""
-    _partner_keys: dict[str, tuple[list[str], list[tuple[str, frozenset[str]]], list[int]]] = field(
-        default_factory=dict, repr=False)
-    """Subject → its partner records that may cross a segment separator; the others, shortest first,
-    each with the chunks it must find whole in a segment that holds it; and their lengths."""
+    _partner_keys: dict[str, _PartnerIndex] = field(default_factory=dict, repr=False)
+    """Subject → its partner records, indexed for :meth:`_clean`."""
     _clean_segments: dict[str, set[str]] = field(default_factory=dict, repr=False)
     """Subject → long prompt segments already found clean for that subject."""
     _segment_chars: int = field(default=0, repr=False)
@@ -66,20 +64,19 @@ class IsolationAudit:
         # Exact: no token ([\w-]+) holds a bracket or a space, and a partner record with no bracket
         # lies inside one segment wherever it occurs; records with a bracket are looked for in the
         # whole text.
-        straddling, partners, lengths = self._partners(subject)
-        if any(record in text for record in straddling):
+        partners = self._partners(subject)
+        if any(record in text for record in partners.straddling):
             return False
         if len(text) < _SEGMENTED:
             # A short prompt (A-C, a later turn's envelope) is cheaper to scan whole than to cut up.
-            if any(record in text for record, _ in partners[:bisect.bisect_right(lengths, len(text))]):
-                return False
-            return self._clean_chunks_of(text)
+            chunks = _chunks(text)
+            return partners.absent_from(text, chunks) and self._clean_chunks_of(chunks)
         seen = self._clean_segments.setdefault(subject, set())
         for segment in text.split(_SEPARATOR):
             if segment in seen:
                 continue
-            # Only records no longer than the segment can be inside it.
-            if not self._clean_segment(partners[:bisect.bisect_right(lengths, len(segment))], segment):
+            chunks = _chunks(segment)
+            if not (partners.absent_from(segment, chunks) and self._clean_chunks_of(chunks)):
                 return False
             if len(segment) >= _SEGMENT_MIN:
                 if self._segment_chars >= _SEGMENT_CHARS:
@@ -90,18 +87,11 @@ class IsolationAudit:
                 self._segment_chars += len(segment)
         return True
 
-    def _clean_segment(self, partners: list[tuple[str, frozenset[str]]], segment: str) -> bool:
-        # Prompts repeat the same words from trial to trial: each space-separated chunk is scanned
-        # for ids and fields once. Exact: a token never crosses a space or a line break.
-        chunks = set(segment.replace("\n", " ").split(" "))
-        if any(chunks.issuperset(inner) and record in segment for record, inner in partners):
-            return False
-        return self._clean_chunks_of(segment, chunks)
-
-    def _clean_chunks_of(self, text: str, chunks: set[str] | None = None) -> bool:
-        """Whether no space-separated chunk of ``text`` holds an id or a contract field."""
+    def _clean_chunks_of(self, chunks: set[str]) -> bool:
+        """Whether no chunk holds an id or a contract field (prompts repeat the same words from trial
+        to trial: each chunk is scanned once; exact, since a token never crosses a space or a line break)."""
         clean = self._clean_chunks
-        for chunk in chunks if chunks is not None else set(text.replace("\n", " ").split(" ")):
+        for chunk in chunks:
             if chunk in clean:
                 continue
             if self.ids.find(chunk) or self.fields.find(chunk):
@@ -111,21 +101,11 @@ class IsolationAudit:
             clean.add(chunk)
         return True
 
-    def _partners(self, subject: str) -> tuple[list[str], list[tuple[str, frozenset[str]]], list[int]]:
-        # A record without a line break that occurs in a segment has spaces on both sides of each of
-        # its inner chunks there, so those are whole chunks of the segment: a record whose inner
-        # chunks are not all among the segment's cannot occur in it, and only the others are searched.
-        keys = self._partner_keys.get(subject)
-        if keys is None:
-            straddling: list[str] = []
-            inside: list[tuple[str, frozenset[str]]] = []
-            for r in sorted(self.partner_only.get(subject, []), key=len):
-                if "[" in r or "]" in r or not r.strip(" "):
-                    straddling.append(r)
-                else:
-                    inside.append((r, frozenset() if "\n" in r else frozenset(r.split(" ")[1:-1])))
-            keys = self._partner_keys[subject] = (straddling, inside, [len(r) for r, _ in inside])
-        return keys
+    def _partners(self, subject: str) -> _PartnerIndex:
+        index = self._partner_keys.get(subject)
+        if index is None:
+            index = self._partner_keys[subject] = _PartnerIndex(self.partner_only.get(subject, []))
+        return index
 
     def _check_text(self, trial_id: str, subject: str, n: int, text: str) -> None:
         for label, tokens in (("internal identifier", self.ids), ("contract field", self.fields)):
@@ -136,6 +116,49 @@ class IsolationAudit:
             if record in text:
                 raise IsolationError(f"isolation audit: trial {trial_id} message {n} contains a partner "
                                      f"record ({record[:50]!r}…); the run is stopped")
+
+
+def _chunks(text: str) -> set[str]:
+    return set(text.replace("\n", " ").split(" "))
+
+
+class _PartnerIndex:
+    """One subject's partner records, arranged so that a text is searched only for those that can be in it.
+
+    A record without a line break that occurs in a text has spaces on both sides of each of its inner
+    chunks there (every word but its first and last), so those are whole chunks of the text. Each such
+    record is filed under one of its inner chunks, the longest (long words are rare): a text can hold
+    only records filed under one of its own chunks, and only those are searched for. Records with no
+    inner chunk (one or two words, or a line break) are searched for in every text at least as long;
+    records with a bracket may cross a segment separator and are searched for in the whole prompt.
+    """
+
+    def __init__(self, records: list[str]) -> None:
+        self.straddling: list[str] = []
+        self.unanchored: list[str] = []
+        self.anchored: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        for record in sorted(records, key=len):
+            if "[" in record or "]" in record or not record.strip(" "):
+                self.straddling.append(record)
+                continue
+            inner = frozenset() if "\n" in record else frozenset(record.split(" ")[1:-1])
+            if not inner:
+                self.unanchored.append(record)
+            else:
+                self.anchored.setdefault(max(sorted(inner), key=len), []).append((record, inner))
+        self._unanchored_lengths = [len(r) for r in self.unanchored]
+
+    def absent_from(self, text: str, chunks: set[str]) -> bool:
+        """Whether no record (but the straddling ones, looked for apart) occurs in ``text`` (whose chunks are ``chunks``)."""
+        for record in self.unanchored[:bisect.bisect_right(self._unanchored_lengths, len(text))]:
+            if record in text:
+                return False
+        anchored = self.anchored
+        for chunk in chunks if len(chunks) < len(anchored) else anchored.keys() & chunks:
+            for record, inner in anchored.get(chunk, ()):
+                if len(record) <= len(text) and chunks.issuperset(inner) and record in text:
+                    return False
+        return True
 
 
 # Clean chunks remembered before starting again (bounded memory; the audit stays exact).

@@ -7,12 +7,19 @@ resident memory are that child's own resource usage (``os.wait4``), so stages ne
 2. All nine configurations with ``--model mock/oracle``: run, score, metrics.
 3. Configuration B alone over the suite: run + score + metrics (the figure to set beside Inspect's
    trivial task; ``benchmarks/inspect_eval.py`` measures that side).
-4. Scaling: configuration B over 1/10, 1/5, 1/2 and all of the probes (``--shard 1/n``): run and
-   score cost per trial.
-5. The extractor alone over the stored responses of (3): its cost per response, separate from the
+4. Scaling in trials: configuration B over 1/10, 1/5, 1/2 and all of the probes (``--shard 1/n``):
+   run and score cost per trial.
+5. Scaling in dataset size: the dev (2,000 probes), heldout (8,000) and full (10,000) suites, each
+   validated and run whole under configuration B: the integrity checks' time and the cost per
+   trial should not grow with the dataset.
+6. The extractor alone over the stored responses of (3): its cost per response, separate from the
    rest of scoring, so a slower extractor is a visible trade.
 
-``--quick`` runs the same stages on a fiftieth of the probes for (2) and a tenth for (3)–(5).
+A fixed pure-Python workload is timed before and after: shared machines change speed from hour to
+hour, and figures from two runs compare only at the same reference.
+
+``--quick`` runs the same stages on a fiftieth of the probes for (2), a tenth for (3), (4) and (6),
+and only the dev suite for (5).
 
 Run: python benchmarks/full.py [--quick] [--dataset DIR] [--out DIR]
 """
@@ -57,6 +64,16 @@ def _row(name: str, stage: Stage, trials: int | None = None) -> None:
     print(f"  {name:<28} wall {stage.wall_s:8.2f} s   CPU {stage.cpu_s:8.2f} s   peak {stage.peak_mb:7.0f} MB  {per}")
 
 
+def _reference() -> float:
+    """CPU seconds of a fixed pure-Python workload (dict, str and int work, as the harness does)."""
+    start = time.process_time()
+    table: dict[str, int] = {}
+    for i in range(400_000):
+        key = f"trial-{i % 5000}"
+        table[key] = table.get(key, 0) + len(key.split("-")[0]) * i % 7
+    return time.process_time() - start
+
+
 def _trials(run: Path) -> int:
     with (run / "responses.jsonl").open("rb") as handle:
         return sum(1 for line in handle if line.strip())
@@ -95,6 +112,8 @@ def main() -> None:
     all_shard, b_shards = ("1/50", ["1/100", "1/50", "1/20", "1/10"]) if args.quick else (
         None, ["1/10", "1/5", "1/2", None])
     print(f"sitbench full benchmark ({'quick' if args.quick else 'full'}), {os.cpu_count()} CPUs, runs in {out}")
+    reference = _reference()
+    print(f"reference workload: {reference:.3f} s CPU (lower is a faster machine)")
 
     dataset = args.dataset
     print("dataset")
@@ -146,9 +165,28 @@ def main() -> None:
         largest = name
     print(f"configuration B, {largest}: the figure beside Inspect's trivial task (benchmarks/inspect_eval.py)")
 
+    print("scaling in dataset size, configuration B over every probe")
+    print(f"  {'suite':<8} {'probes':>7} {'validate s CPU':>15} {'run ms CPU/trial':>17} {'score ms CPU/trial':>19}"
+          f" {'run start s CPU':>16}")
+    for suite in ["dev"] if args.quick else ["dev", "heldout", "full"]:
+        data = dataset if suite == "full" else out / f"suite-{suite}"
+        if suite != "full":
+            _sitbench("generate", "--suite", suite, "--out", str(data))
+        validate = _sitbench("validate", str(data))
+        run = out / f"B-{suite}"
+        run_stage = _sitbench("run", str(data), "--config", "B", "--model", "mock/oracle", "--out", str(run))
+        trials = _trials(run)
+        score_stage = _sitbench("score", str(run))
+        # The run's fixed cost (load, checks, manifest) is what a one-trial run of the same suite costs.
+        start = _sitbench("run", str(data), "--config", "B", "--model", "mock/oracle", "--out", str(run) + "-1",
+                          "--shard", f"1/{trials}")
+        print(f"  {suite:<8} {trials:>7} {validate.cpu_s:>15.2f} {1000 * run_stage.cpu_s / trials:>17.3f} "
+              f"{1000 * score_stage.cpu_s / trials:>19.3f} {start.cpu_s:>16.2f}")
+
     responses, seconds = _extractor_cost(dataset, out / largest)
     print(f"extractor alone: {responses} responses in {seconds:.2f} s CPU = {1000 * seconds / max(1, responses):.3f} "
           "ms per response")
+    print(f"reference workload at the end: {_reference():.3f} s CPU (at the start: {reference:.3f} s)")
 
 
 if __name__ == "__main__":

@@ -182,7 +182,8 @@ def build_prompt(config: str, subject: SubjectEvidence, query: Query, turn_index
 
     records_idx: list[int] = []
     if context.selected is not None and config in "DEFGHI":
-        records_idx = [i for i in context.selected if i in set(admissible_records())]
+        admissible = set(admissible_records())
+        records_idx = [i for i in context.selected if i in admissible]
     elif config == "D":
         records_idx = [i for i, r in enumerate(subject.records)
                        if not (later_sessions and r.session_id is not None and r.t >= tau)]

@@ -107,6 +107,33 @@ def test_a_dead_worker_stops_the_run_and_resume_finishes_it(pilot: Path, one_pro
     assert _comparable(run / "responses.jsonl") == _comparable(one_process / "responses.jsonl")
 
 
+class _LooksForTheLock(OracleCandidate):
+    """The oracle, recording in each forked worker whether the worker holds a descriptor of the run's lock."""
+
+    def __init__(self, parent: int, seen: Path) -> None:
+        self.parent = parent
+        self.seen = seen
+
+    async def complete(self, request: CandidateRequest) -> CandidateResponse:
+        if os.getpid() != self.parent:
+            held = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                    if os.path.exists(f"/proc/self/fd/{fd}")]
+            with self.seen.open("a") as out:
+                out.write(f"{int(any(link.endswith('/.lock') for link in held))}\n")
+        return await super().complete(request)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc/self/fd")
+def test_workers_do_not_hold_the_run_lock(pilot: Path, tmp_path: Path) -> None:
+    # After a kill -9 of the run, a worker still exiting must not refuse the --resume that follows.
+    seen = tmp_path / "seen.txt"
+    options = RunOptions(configs=["B", "C"], workers=2)
+    asyncio.run(Runner(pilot, _LooksForTheLock(os.getpid(), seen), "mock/oracle", tmp_path / "run", options).run())
+    answers = seen.read_text().split()
+    assert len(answers) >= 22  # every trial was answered in a worker
+    assert set(answers) == {"0"}
+
+
 def _children_left() -> bool:
     try:
         os.waitpid(-1, os.WNOHANG)

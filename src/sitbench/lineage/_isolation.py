@@ -58,12 +58,12 @@ class IsolationAudit:
                 self._check_text(trial_id, subject, n, message.content)
 
     def _clean(self, subject: str, text: str) -> bool:
-        # A prompt is its configuration's bracketed fields, "[PROFILE …] [CHRONICLE …] …", and the long
-        # ones (a chronicle, a projected state) come back unchanged in many prompts of a subject while
-        # the envelope changes: each segment between "] [" separators is audited once per subject.
-        # Exact: no token ([\w-]+) holds a bracket or a space, and a partner record with no bracket
-        # lies inside one segment wherever it occurs; records with a bracket are looked for in the
-        # whole text.
+        # A prompt is its configuration's bracketed fields, "[PROFILE …] [CHRONICLE …] …", and a long
+        # field lists records joined by "; " (a chronicle, a projected state): the same items come back
+        # in many prompts of a subject, in other selections and numberings. Each segment between "] ["
+        # or "; " separators is audited once per subject. Exact: no token ([\w-]+) holds a bracket, a
+        # semicolon or a space, and a partner record with none of "[", "]", ";" and no leading space
+        # lies inside one segment wherever it occurs; the others are looked for in the whole text.
         partners = self._partners(subject)
         if any(record in text for record in partners.straddling):
             return False
@@ -72,7 +72,7 @@ class IsolationAudit:
             chunks = _chunks(text)
             return partners.absent_from(text, chunks) and self._clean_chunks_of(chunks)
         seen = self._clean_segments.setdefault(subject, set())
-        for segment in text.split(_SEPARATOR):
+        for segment in (piece for part in text.split("] [") for piece in part.split("; ")):
             if segment in seen:
                 continue
             chunks = _chunks(segment)
@@ -130,7 +130,8 @@ class _PartnerIndex:
     record is filed under one of its inner chunks, the longest (long words are rare): a text can hold
     only records filed under one of its own chunks, and only those are searched for. Records with no
     inner chunk (one or two words, or a line break) are searched for in every text at least as long;
-    records with a bracket may cross a segment separator and are searched for in the whole prompt.
+    records that may cross a segment separator (one with a bracket or a semicolon, or a leading space)
+    are searched for in the whole prompt.
     """
 
     def __init__(self, records: list[str]) -> None:
@@ -138,7 +139,7 @@ class _PartnerIndex:
         self.unanchored: list[str] = []
         self.anchored: dict[str, list[tuple[str, frozenset[str]]]] = {}
         for record in sorted(records, key=len):
-            if "[" in record or "]" in record or not record.strip(" "):
+            if "[" in record or "]" in record or ";" in record or record.startswith(" ") or not record.strip(" "):
                 self.straddling.append(record)
                 continue
             inner = frozenset() if "\n" in record else frozenset(record.split(" ")[1:-1])
@@ -164,10 +165,9 @@ class _PartnerIndex:
 
 # Clean chunks remembered before starting again (bounded memory; the audit stays exact).
 _CLEAN_CHUNKS = 200_000
-_SEPARATOR = "] ["
 # Prompts this long or longer are cut into segments (see IsolationAudit._clean); shorter ones are scanned whole.
 _SEGMENTED = 4096
-# Segments shorter than this are audited each time (cheap); the long ones are remembered, up to this
+# Segments shorter than this are audited each time (cheap); the longer ones are remembered, up to this
 # many characters in all before starting again.
-_SEGMENT_MIN = 32
+_SEGMENT_MIN = 8
 _SEGMENT_CHARS = 16_000_000

@@ -228,7 +228,8 @@ class Runner:
         uninterrupted one.
         """
         self.store.root.mkdir(parents=True, exist_ok=True)
-        with _run_lock(self.store.root):
+        with _run_lock(self.store.root) as lock:
+            self._lock_fd = lock
             return await self._run(resume)
 
     async def _run(self, resume: bool) -> RunManifest:
@@ -261,7 +262,7 @@ class Runner:
         processes = run_workers(self.options.workers, len(todo), self._answers_with_cpu())
         if processes > 1:
             await run_forked(todo, self._trial, self.options.max_connections, processes,
-                             self.store.responses_path, self.on_trial)
+                             self.store.responses_path, self.on_trial, close_in_workers=[self._lock_fd])
         else:
             async with GroupCommitWriter(self.store.responses_path) as writer:
                 await run_here(todo, self._trial, self.options.max_connections, writer, self.on_trial)
@@ -304,8 +305,8 @@ def summarize_trials(trials: Iterable[TrialRecord] | Iterable[TrialTally]) -> di
 
 
 @contextlib.contextmanager
-def _run_lock(root: Path) -> Iterator[None]:
-    """Exclusive advisory lock on ``RUN/.lock``; the kernel releases it if the process dies."""
+def _run_lock(root: Path) -> Iterator[int]:
+    """Exclusive advisory lock on ``RUN/.lock`` (yields its descriptor); the kernel releases it if the process dies."""
     fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
@@ -313,7 +314,7 @@ def _run_lock(root: Path) -> Iterator[None]:
         except BlockingIOError:
             raise InputError(f"{root}: another sitbench process is writing this run; wait for it "
                              "or choose another --out") from None
-        yield
+        yield fd
     finally:
         os.close(fd)
 

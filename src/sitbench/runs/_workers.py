@@ -18,7 +18,7 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,7 +95,7 @@ async def run_here(trials: list[tuple[str, str]], run_one: RunOne, connections: 
 
 
 async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections: int, processes: int,
-                     responses: Path, on_done: OnDone | None) -> None:
+                     responses: Path, on_done: OnDone | None, close_in_workers: Sequence[int] = ()) -> None:
     """Run ``trials`` in ``processes`` forked workers; this process writes every line.
 
     Worker ``k`` takes every ``processes``-th trial from the ``k``-th and runs them as
@@ -105,13 +105,15 @@ async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections
     A worker that fails stops the run with its exception, after the lines already received are
     written (the other workers are stopped; their unfinished trials are simply absent, and
     ``--resume`` runs them). A worker that dies without saying why stops the run with its exit
-    status. If this process dies, its workers find their pipe closed and exit.
+    status. If this process dies, its workers find their pipe closed and exit. ``close_in_workers``
+    are descriptors the workers close at once (the run's lock: a worker still exiting after this
+    process was killed must not hold it against a ``--resume``).
 
     Raises:
         Whatever a worker's trial raised (an isolation error, a candidate error that is not a drop).
         RuntimeError: a worker exited before finishing its trials.
     """
-    workers = _fork(trials, run_one, connections, processes)
+    workers = _fork(trials, run_one, connections, processes, close_in_workers)
     try:
         async with GroupCommitWriter(responses) as writer:
             tasks = [asyncio.create_task(_collect(worker, writer, on_done)) for worker in workers]
@@ -161,7 +163,8 @@ class _Worker:
             return self._code
 
 
-def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, processes: int) -> list[_Worker]:
+def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, processes: int,
+          close_in_workers: Sequence[int]) -> list[_Worker]:
     # Buffered output would otherwise be written once more by every worker that flushed it.
     sys.stdout.flush()
     sys.stderr.flush()
@@ -174,9 +177,9 @@ def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, proc
         pid = os.fork()
         if pid == 0:  # the worker
             os.close(read_fd)
-            for earlier in workers:
+            for fd in [*close_in_workers, *(earlier.fd for earlier in workers)]:
                 with contextlib.suppress(OSError):
-                    os.close(earlier.fd)
+                    os.close(fd)
             code = 1
             try:
                 code = _worker_main(trials[k::processes], run_one, connections, write_fd)

@@ -54,6 +54,17 @@ def test_counts_of_prompts_cut_into_fields_equal_encoding_the_whole_text(
     assert counter.count(text) == counter.count(text) == _whole(counter, text)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(st.one_of(TEXTS, st.sampled_from(["[12] 1990-01-02 an ordinary day", "", " ", ";"])),
+                      min_size=1, max_size=30),
+       joiner=st.sampled_from(["; ", ";; ", " ; ", ";  ", ";\n", "; ;"]))
+def test_counts_of_long_fields_cut_into_items_equal_encoding_the_whole_text(
+        counter: WordPieceCounter, items: list[str], joiner: str) -> None:
+    # A long field's items (between "; ") are counted once each and remembered.
+    text = f"[MEMORIES: {joiner.join(items)}{joiner}{LONG_FIELD}] [MESSAGE: {joiner.join(items[:3])}]"
+    assert counter.count(text) == counter.count(text) == _whole(counter, text)
+
+
 def test_counts_stay_exact_when_the_memo_starts_again(counter: WordPieceCounter,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_budget, "_MEMO_CHUNKS", 3)

@@ -114,9 +114,11 @@ class WordPieceCounter:
         self._additive = False
         # Chunk → word pieces, for chunks already counted.
         self._memo: dict[str, int] = {}
-        # Long prompt field → word pieces (see count), and the characters they hold.
+        # Long prompt field, or item of one → word pieces (see count), and the characters they hold.
         self._fields: dict[str, int] = {}
         self._field_chars = 0
+        # Word pieces of the ";" of an item separator "; " (BERT's pre-tokenizer isolates punctuation).
+        self._semicolon = 0
 
     @property
     def name(self) -> str:
@@ -166,14 +168,43 @@ class WordPieceCounter:
                 continue
             count = self._fields.get(field)
             if count is None:
-                count = sum(self._chunk_counts(_chunks(field)))
-                if self._field_chars + len(field) > _FIELD_CHARS:
-                    self._fields.clear()
-                    self._field_chars = 0
-                self._fields[field] = count
-                self._field_chars += len(field)
+                count = self._items_count(field)
+                self._remember(field, count)
             total += count
         return total + sum(self._chunk_counts(_chunks(" ".join(short))))
+
+    def _items_count(self, field: str) -> int:
+        # A long field lists items joined by "; " (a chronicle's records, a state's memories), and the
+        # same items come back in other selections and numberings: each item's count is remembered.
+        # The counts add up: the space of "; " is a chunk boundary, and the pre-tokenizer makes the ";"
+        # a word piece of its own whatever precedes it.
+        items = field.split("; ")
+        total = (len(items) - 1) * self._semicolon
+        fresh = []
+        for item in items:
+            count = self._fields.get(item)
+            if count is None:
+                fresh.append(item)
+            else:
+                total += count
+        if fresh:
+            parts = [_chunks(item) for item in fresh]
+            counts = self._chunk_counts([chunk for chunks in parts for chunk in chunks])
+            start = 0
+            for item, chunks in zip(fresh, parts, strict=True):
+                count = sum(counts[start:start + len(chunks)])
+                start += len(chunks)
+                if len(item) >= _ITEM_MIN:
+                    self._remember(item, count)
+                total += count
+        return total
+
+    def _remember(self, text: str, count: int) -> None:
+        if self._field_chars + len(text) > _FIELD_CHARS:
+            self._fields.clear()
+            self._field_chars = 0
+        self._fields[text] = count
+        self._field_chars += len(text)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Word-piece counts of several texts (new chunks batched in the tokenizer)."""
@@ -215,6 +246,7 @@ class WordPieceCounter:
             self._additive = ((settings.get("normalizer") or {}).get("type") == "BertNormalizer"
                               and (settings.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer")
             self._sha256 = hashlib.sha256(raw).hexdigest()
+            self._semicolon = len(tokenizer.encode(";", add_special_tokens=False).ids)
             self._tokenizer = tokenizer
 
 
@@ -229,6 +261,8 @@ _SEPARATOR = "] ["
 # Fields of a prompt this long or longer have their counts remembered, up to this many characters in all.
 _FIELD_MIN = 256
 _FIELD_CHARS = 16_000_000
+# Items of a long field this long or longer have their counts remembered (shorter ones cost a lookup per word).
+_ITEM_MIN = 16
 
 
 def _chunks(text: str) -> list[str]:

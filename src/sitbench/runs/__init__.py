@@ -21,7 +21,6 @@ from sitbench.runs._runner import (
     dataset_fields,
     parse_configs,
     parse_shard,
-    summarize_trials,
     trial_ids,
     verify_run_dataset,
 )
@@ -37,6 +36,7 @@ from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 from sitbench.runs._store import MANIFEST as MANIFEST_FILE
 from sitbench.runs._store import RESPONSES as RESPONSES_FILE
 from sitbench.runs._store import SCORES as SCORES_FILE
+from sitbench.runs._summary import TrialSummary, summarize_trials
 from sitbench.runs._workers import PARALLEL_MIN_TRIALS, TrialDone, run_workers
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "ScoreRecord",
     "TrialDone",
     "TrialRecord",
+    "TrialSummary",
     "TurnRecord",
     "agent_subject",
     "agent_turn",

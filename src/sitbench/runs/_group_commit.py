@@ -91,9 +91,23 @@ class GroupCommitWriter:
 
     async def append_line(self, line: bytes) -> None:
         """:meth:`append` for a record already serialised: one whole JSON line, ending in a newline."""
+        await self.room()
+        await self.enqueue(line)
+
+    async def room(self) -> None:
+        """Wait while ``max_queued_lines`` lines wait for the disk (returns at once after a failure)."""
         while len(self._queue) >= self.max_queued_lines and self._failed is None:
             self._room.clear()
             await self._room.wait()
+
+    def enqueue(self, line: bytes) -> asyncio.Future[None]:
+        """Queue ``line`` now, after every line queued before it; the future is done once it is
+        written and fsynced (the trial is done), or carries the write's error.
+
+        Raises:
+            OSError: an earlier group could not be written.
+            RuntimeError: the writer is not open.
+        """
         if self._failed is not None:
             raise self._failed
         if self._fd is None or self._closing:
@@ -101,7 +115,7 @@ class GroupCommitWriter:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append((line, done))
         self._wake.set()
-        await done
+        return done
 
     async def close(self) -> None:
         """Commit every queued line, stop the flush task and close the file (idempotent)."""

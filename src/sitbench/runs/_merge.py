@@ -139,7 +139,7 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
                 by_id.setdefault(score.trial_id, score)
         target.write_scores([by_id[r.trial_id] for r in records if r.trial_id in by_id])
 
-    from sitbench.runs._runner import summarize_trials
+    from sitbench.runs._summary import summarize_trials
 
     report = MergeReport(
         shards=[{"dir": p.name, "run_id": m.run_id, "shard": m.shard, "counts": m.counts,

@@ -7,7 +7,7 @@ import datetime as dt
 import fcntl
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -32,9 +32,10 @@ from sitbench.configs import (
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._group_commit import GroupCommitWriter
-from sitbench.runs._records import RunManifest, TrialRecord, TrialTally
+from sitbench.runs._records import RunManifest, TrialRecord
 from sitbench.runs._schedule import opening_utterances, run_trial
 from sitbench.runs._store import RunStore
+from sitbench.runs._summary import TrialSummary, summarize_trials
 from sitbench.runs._workers import OnDone, run_forked, run_here, run_workers
 from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file
 
@@ -245,7 +246,8 @@ class Runner:
             raise InputError(f"{self.store.root}: nothing to resume (no manifest.json)")
         # Read (and repair) the stored trials before the manifest is rewritten: a damaged file stops the
         # resume with the manifest as it was. A dropped trial is not done: resuming re-attempts it.
-        done = {t.trial_id for t in self.store.iter_trials(repair=True) if t.status != "dropped"}
+        stored = [(t.trial_id, t.status) for t in self.store.iter_trials(repair=True)]
+        done = {trial_id for trial_id, status in stored if status != "dropped"}
         manifest = self.manifest(started, existing)
         self.store.write_manifest(manifest)
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
@@ -260,48 +262,25 @@ class Runner:
                                      for p in searched)}.values())
             self.retriever.release()
         processes = run_workers(self.options.workers, len(todo), self._answers_with_cpu())
+        # A fresh run counts its trials as they are done; a resumed one counts the file at the end.
+        summary = TrialSummary() if not stored else None
         if processes > 1:
             await run_forked(todo, self._trial, self.options.max_connections, processes,
-                             self.store.responses_path, self.on_trial, close_in_workers=[self._lock_fd])
+                             self.store.responses_path, self.on_trial, close_in_workers=[self._lock_fd],
+                             summary=summary)
         else:
             async with GroupCommitWriter(self.store.responses_path) as writer:
-                await run_here(todo, self._trial, self.options.max_connections, writer, self.on_trial)
+                await run_here(todo, self._trial, self.options.max_connections, writer, self.on_trial, summary)
         order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
                                                                     self.options.shard))}
         # One line per trial (a re-attempted drop's later record stands), in canonical order; the lines
-        # are copied, and the summary reads the records one at a time, so no list of trials is held.
+        # are copied.
         self.store.rewrite_trials(lambda trial_id: order.get(trial_id, len(order)))
         manifest = manifest.model_copy(update={
             "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            **summarize_trials(self.store.iter_trial_tallies())})
+            **(summary.fields() if summary is not None else summarize_trials(self.store.iter_trial_tallies()))})
         self.store.write_manifest(manifest)
         return manifest
-
-
-def summarize_trials(trials: Iterable[TrialRecord] | Iterable[TrialTally]) -> dict[str, object]:
-    """Manifest fields computed from the trial records as they are read: counts and distinct model ids
-    and fingerprints."""
-    counts = {"attempted": 0, "completed": 0, "dropped": 0, "retries": 0, "calls": 0, "cache_hits": 0}
-    models_sent: set[str] = set()
-    returned: set[str] = set()
-    fingerprints: set[str] = set()
-    for trial in trials:
-        counts["attempted"] += 1
-        counts["completed"] += trial.status == "completed"
-        counts["dropped"] += trial.status == "dropped"
-        for turn in trial.turns:
-            response = turn.response
-            counts["retries"] += response.retries
-            counts["calls"] += 1
-            counts["cache_hits"] += response.cached
-            if response.model_sent:
-                models_sent.add(response.model_sent)
-            if response.returned_model:
-                returned.add(response.returned_model)
-            if response.system_fingerprint:
-                fingerprints.add(response.system_fingerprint)
-    return {"counts": counts, "models_sent": sorted(models_sent), "returned_models": sorted(returned),
-            "system_fingerprints": sorted(fingerprints)}
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sitbench.runs._group_commit import GroupCommitWriter
 from sitbench.runs._records import TrialRecord
+from sitbench.runs._summary import TrialSummary
 
 PARALLEL_MIN_TRIALS = 2_000
 """Below this many trials a run or a scoring stays in one process unless asked: forking the workers
@@ -78,16 +79,19 @@ def run_workers(requested: int | None, trials: int, cpu_bound: bool) -> int:
 
 
 async def run_here(trials: list[tuple[str, str]], run_one: RunOne, connections: int, writer: GroupCommitWriter,
-                   on_done: OnDone | None) -> None:
+                   on_done: OnDone | None, summary: TrialSummary | None = None) -> None:
     """Run ``trials`` in this process: ``connections`` workers take them in order from one iterator,
     so at most that many are in flight or waiting for the disk, however many the run holds (a
-    finished trial is held until its line is written, so the writer's pace bounds memory)."""
+    finished trial is held until its line is written, so the writer's pace bounds memory). Each
+    done trial is added to ``summary``."""
     pending = iter(trials)
 
     async def worker() -> None:
         for config, probe_id in pending:
             record = await run_one(config, probe_id)
             await writer.append(record)  # returns once the line is written and fsynced
+            if summary is not None:
+                summary.add(record)
             if on_done:
                 on_done(TrialDone(record.trial_id, record.status))
 
@@ -95,12 +99,15 @@ async def run_here(trials: list[tuple[str, str]], run_one: RunOne, connections: 
 
 
 async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections: int, processes: int,
-                     responses: Path, on_done: OnDone | None, close_in_workers: Sequence[int] = ()) -> None:
+                     responses: Path, on_done: OnDone | None, close_in_workers: Sequence[int] = (),
+                     summary: TrialSummary | None = None) -> None:
     """Run ``trials`` in ``processes`` forked workers; this process writes every line.
 
     Worker ``k`` takes every ``processes``-th trial from the ``k``-th and runs them as
     :func:`run_here` would, sending each finished record back as its JSON line. Everything this
     process has loaded (the dataset, the audit, prepared query vectors) is inherited, not rebuilt.
+    Lines are written as they come (the runner puts them in canonical order at the end). Each
+    worker counts its own trials, and the counts are added to ``summary`` as each worker ends.
 
     A worker that fails stops the run with its exception, after the lines already received are
     written (the other workers are stopped; their unfinished trials are simply absent, and
@@ -116,7 +123,7 @@ async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections
     workers = _fork(trials, run_one, connections, processes, close_in_workers)
     try:
         async with GroupCommitWriter(responses) as writer:
-            tasks = [asyncio.create_task(_collect(worker, writer, on_done)) for worker in workers]
+            tasks = [asyncio.create_task(_collect(worker, writer, on_done, summary)) for worker in workers]
             try:
                 await asyncio.gather(*tasks)
             except BaseException:
@@ -182,7 +189,8 @@ def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, proc
                     os.close(fd)
             code = 1
             try:
-                code = _worker_main(trials[k::processes], run_one, connections, write_fd)
+                share = [(i, config, probe) for i, (config, probe) in enumerate(trials)][k::processes]
+                code = _worker_main(share, run_one, connections, write_fd)
             finally:
                 os._exit(code)  # never return into the parent's stack, flush its buffers or run its atexit
         os.close(write_fd)
@@ -190,19 +198,21 @@ def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, proc
     return workers
 
 
-def _worker_main(trials: list[tuple[str, str]], run_one: RunOne, connections: int, fd: int) -> int:
-    """Run this worker's trials; returns its exit code. Frames on ``fd``, one line each:
-    ``STATUS\\tJSON`` per finished trial (JSON lines hold no tab and no newline), then ``$`` at the end,
-    or ``!\\tBASE64(pickle(exception))`` if a trial failed."""
+def _worker_main(trials: list[tuple[int, str, str]], run_one: RunOne, connections: int, fd: int) -> int:
+    """Run this worker's ``(index, configuration, probe id)`` trials; returns its exit code. Frames on
+    ``fd``, one line each: ``INDEX\tSTATUS\tJSON`` per finished trial (JSON lines hold no tab and no
+    newline), then ``$\tSUMMARY`` at the end, or ``!\tBASE64(pickle(exception))`` if a trial failed."""
     failure: list[BaseException] = []
+    summary = TrialSummary()
 
     async def main() -> None:
         pending = iter(trials)
 
         async def worker() -> None:
-            for config, probe_id in pending:
+            for index, config, probe_id in pending:
                 record = await run_one(config, probe_id)
-                _send(fd, record.status.encode() + b"\t" + record.model_dump_json().encode("utf-8") + b"\n")
+                summary.add(record)
+                _send(fd, b"%d\t%s\t%s\n" % (index, record.status.encode(), record.model_dump_json().encode("utf-8")))
 
         await asyncio.gather(*(worker() for _ in range(min(max(1, connections), max(1, len(trials))))))
 
@@ -221,7 +231,7 @@ def _worker_main(trials: list[tuple[str, str]], run_one: RunOne, connections: in
         if failure:
             _send(fd, b"!\t" + base64.b64encode(_pickled(failure[0])) + b"\n")
             return 1
-        _send(fd, b"$\n")
+        _send(fd, b"$\t" + summary.to_json() + b"\n")
     except OSError:
         return 1  # the parent is gone
     return 0
@@ -242,43 +252,48 @@ def _send(fd: int, frame: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone | None) -> None:
-    """Write ``worker``'s lines as they come, many in flight at once (a group commit takes them all)."""
+async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone | None,
+                   summary: TrialSummary | None) -> None:
+    """Write ``worker``'s lines as they come, many in flight at once (a group commit takes them all);
+    add its counts to ``summary`` when it ends."""
     pipe = _PipeReader(worker.fd, asyncio.get_running_loop())
     room = asyncio.Semaphore(_LINES_IN_FLIGHT)
     appends: set[asyncio.Task[None]] = set()
 
-    async def append(body: bytes, status: bytes) -> None:
+    async def append(body: bytes, status: str) -> None:
         try:
             await writer.append_line(body)  # returns once the line is written and fsynced
         finally:
             room.release()
         if on_done:
-            on_done(TrialDone(_trial_id(body), status.decode()))
+            on_done(TrialDone(_trial_id(body), status))
 
     try:
         while True:
             line = await pipe.next_line()
-            if line == b"$\n":
-                code = await asyncio.to_thread(worker.wait)
-                if code != 0:
-                    raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
-                break
             if not line.endswith(b"\n"):
                 code = await asyncio.to_thread(worker.wait)
                 raise RuntimeError(f"run worker {worker.pid} stopped before finishing its trials (exit code "
                                    f"{code}); the trials it finished are kept: continue with --resume")
-            status, _, body = line.partition(b"\t")
-            if status == b"!":
+            head, _, rest = line.partition(b"\t")
+            if head == b"$":
+                code = await asyncio.to_thread(worker.wait)
+                if code != 0:
+                    raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
+                await asyncio.gather(*appends)
+                if summary is not None:
+                    summary.merge(TrialSummary.from_json(rest))
+                return
+            if head == b"!":
                 await asyncio.to_thread(worker.wait)
-                raise pickle.loads(base64.b64decode(body))
+                raise pickle.loads(base64.b64decode(rest))
+            status, _, body = rest.partition(b"\t")
             await room.acquire()
-            task = asyncio.create_task(append(body, status))
+            task = asyncio.create_task(append(body, status.decode()))
             appends.add(task)
             task.add_done_callback(appends.discard)
             for done in [t for t in appends if t.done()]:
                 done.result()  # a failed write stops the run here
-        await asyncio.gather(*appends)
     finally:
         for task in appends:
             task.cancel()
@@ -333,5 +348,5 @@ def _trial_id(line: bytes) -> str:
     return line[start:line.index(b'"', start)].decode("utf-8")
 
 
-_QUEUED_FRAMES = 64  # lines read from one worker's pipe and not yet handed to the writer
+_QUEUED_FRAMES = 64  # lines read from one worker's pipe and not yet handed on
 _LINES_IN_FLIGHT = 256  # lines of one worker handed to the writer and not yet fsynced

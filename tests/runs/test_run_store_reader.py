@@ -103,3 +103,44 @@ def test_a_damaged_line_is_reported_even_when_a_later_line_replaces_its_trial(tm
     store.append_trial(_trial("B:P1"))
     with pytest.raises(InputError, match=r"responses\.jsonl line 2: malformed JSON"):
         store.iter_trials()
+
+
+def _naive_index(data: bytes) -> tuple[list[tuple[int, int, int]], int]:
+    """The index as a line-by-line reading finds it: standing line of each trial id, and the torn tail."""
+    latest: dict[str, tuple[int, int, int]] = {}
+    offset = 0
+    for number, raw in enumerate(data.splitlines(keepends=True), start=1):
+        here, offset = offset, offset + len(raw)
+        if not raw.endswith(b"\n"):
+            return list(latest.values()), len(raw)
+        if raw.strip():
+            key = json.loads(raw)["trial_id"] if raw.startswith(b"{") else f"bad {number}"
+            latest[key] = (number, here, len(raw))
+    return list(latest.values()), 0
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 22])
+def test_the_block_reading_index_matches_a_line_by_line_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  block: int) -> None:
+    # Lines shorter and longer than a block, blank lines, a trial written twice (the later line stands),
+    # lines ending exactly at a block's end, and a torn last line.
+    from sitbench.runs import _store
+
+    monkeypatch.setattr(_store, "_SCAN_BLOCK", block)
+    def line(n: int, model: str, separators: tuple[str, str] = (",", ":")) -> bytes:
+        record = {"trial_id": f"B:P{n}", "config": "B", "probe_id": f"P{n}", "model": model, "status": "completed"}
+        return json.dumps(record, separators=separators).encode() + b"\n"
+
+    lines = [line(n, "m" * (n * 13 % 150)) for n in range(40)]
+    lines.insert(5, b"\n")
+    lines.insert(9, b"  \t\n")
+    lines.insert(12, line(77, "spaced", (", ", ": ")))  # no compact prefix: the id is read from the JSON
+    lines.append(line(3, "again"))
+    for torn in (b"", b'{"trial_id":"B:P99","cut'):
+        data = b"".join(lines) + torn
+        (tmp_path / "responses.jsonl").write_bytes(data)
+        store = RunStore(tmp_path)
+        index, torn_bytes = _naive_index(data)
+        assert store._trial_index(False) == index
+        assert store.torn_bytes == torn_bytes == len(torn)
+        assert store.superseded == 1

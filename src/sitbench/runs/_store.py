@@ -37,6 +37,43 @@ DUPLICATE_HINT = "appears twice; merge shards with `sitbench merge` instead of c
 
 R = TypeVar("R", TrialRecord, TrialTally)
 
+def _scan_lines(handle: Any) -> Iterator[tuple[int, int, int, bytes, int]]:
+    """``(line number, file offset, end, block, start)`` of each line of a binary file: the line is
+    ``block[start:end]``, newline included (the last one may lack it).
+
+    Reads blocks of a few MiB and finds the line breaks in them, instead of making a bytes object of
+    every line: a run's lines hold whole prompts, and indexing a large run is mostly copying otherwise.
+    """
+    number = 0
+    base = 0  # file offset of block[0]
+    while True:
+        block = handle.read(_SCAN_BLOCK)
+        if not block:
+            return
+        start = 0
+        while True:
+            newline = block.find(b"\n", start)
+            if newline < 0:
+                break
+            number += 1
+            yield number, base + start, newline + 1, block, start
+            start = newline + 1
+        if start == 0:
+            # One line longer than the block: read on until its line break (or the end of the file).
+            rest = handle.readline()
+            number += 1
+            yield number, base, len(block) + len(rest), block + rest, 0
+            base += len(block) + len(rest)
+            continue
+        if start < len(block):
+            handle.seek(base + start)  # the partial line starts the next block
+        base += start
+
+
+_SCAN_BLOCK = 1 << 22
+_BLANK = re.compile(rb"[ \t\r\n\x0b\x0c]*")
+_TRIAL_ID_AT = re.compile(rb'\{"trial_id":"((?:[^"\\]|\\.)*)"')
+
 # model_dump_json writes trial_id first; reading it off the line prefix finds a trial's lines without
 # parsing every (large) response record.
 _TRIAL_ID_PREFIX = re.compile(rb'^\{"trial_id":"((?:[^"\\]|\\.)*)"')
@@ -176,28 +213,29 @@ class RunStore:
         except OSError as exc:
             raise InputError(f"{path}: cannot be read ({exc.strerror or exc}); check the file") from None
         with handle:
-            for number, raw in enumerate(handle, start=1):
-                here, offset = offset, offset + len(raw)
-                if not raw.endswith(b"\n"):
-                    self.torn_bytes = len(raw)  # only the last line can lack its newline
+            for number, here, end, block, start in _scan_lines(handle):
+                length = end - start
+                offset = here + length
+                if block[end - 1:end] != b"\n":
+                    self.torn_bytes = length  # only the last line can lack its newline
                     break
-                if not raw.strip():
+                if _BLANK.match(block, start, end).end() == end:  # type: ignore[union-attr]
                     continue
                 lines += 1
-                match = _TRIAL_ID_PREFIX.match(raw)
+                match = _TRIAL_ID_AT.match(block, start, end)
                 key: str
                 if match is not None:
                     key = match.group(1).decode("utf-8", "replace")
                 else:
                     try:
-                        data = json.loads(raw)
+                        data = json.loads(block[start:end])
                         key = str(data["trial_id"])
                     except (ValueError, KeyError, TypeError):
                         key = f"\x00line {number}"  # its own entry: reading it reports what is wrong
                 if key in latest:
                     replaced.append(latest[key])
                 # dict order: first appearance; value: the last line
-                latest[key] = (number, here, len(raw))
+                latest[key] = (number, here, length)
         if self.torn_bytes and repair:
             with path.open("r+b") as writable:
                 writable.truncate(offset - self.torn_bytes)

@@ -212,7 +212,7 @@ def _worker_main(trials: list[tuple[int, str, str]], run_one: RunOne, connection
             for index, config, probe_id in pending:
                 record = await run_one(config, probe_id)
                 summary.add(record)
-                _send(fd, b"%d\t%s\t%s\n" % (index, record.status.encode(), record.model_dump_json().encode("utf-8")))
+                _send(fd, b"%d\t%s\t%s\n" % (index, record.status.encode(), _json_bytes(record)))
 
         await asyncio.gather(*(worker() for _ in range(min(max(1, connections), max(1, len(trials))))))
 
@@ -260,7 +260,7 @@ async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone |
     room = asyncio.Semaphore(_LINES_IN_FLIGHT)
     appends: set[asyncio.Task[None]] = set()
 
-    async def append(body: bytes, status: str) -> None:
+    async def append(body: memoryview, status: str) -> None:
         try:
             await writer.append_line(body)  # returns once the line is written and fsynced
         finally:
@@ -275,19 +275,22 @@ async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone |
                 code = await asyncio.to_thread(worker.wait)
                 raise RuntimeError(f"run worker {worker.pid} stopped before finishing its trials (exit code "
                                    f"{code}); the trials it finished are kept: continue with --resume")
-            head, _, rest = line.partition(b"\t")
+            first = line.find(b"\t")
+            head = line[:first]
             if head == b"$":
                 code = await asyncio.to_thread(worker.wait)
                 if code != 0:
                     raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
                 await asyncio.gather(*appends)
                 if summary is not None:
-                    summary.merge(TrialSummary.from_json(rest))
+                    summary.merge(TrialSummary.from_json(line[first + 1:]))
                 return
             if head == b"!":
                 await asyncio.to_thread(worker.wait)
-                raise pickle.loads(base64.b64decode(rest))
-            status, _, body = rest.partition(b"\t")
+                raise pickle.loads(base64.b64decode(line[first + 1:]))
+            # The line is passed on as a view (no copy of a long record): it ends at the frame's end.
+            second = line.index(b"\t", first + 1)
+            status, body = line[first + 1:second], memoryview(line)[second + 1:]
             await room.acquire()
             task = asyncio.create_task(append(body, status.decode()))
             appends.add(task)
@@ -342,10 +345,16 @@ class _PipeReader:
                     return
 
 
-def _trial_id(line: bytes) -> str:
+def _trial_id(line: memoryview) -> str:
     # model_dump_json writes trial_id first (see RunStore); the id is a plain CONFIG:PROBE_ID string.
-    start = line.index(b'"trial_id":"') + len(b'"trial_id":"')
-    return line[start:line.index(b'"', start)].decode("utf-8")
+    head = bytes(line[:512])
+    start = head.index(b'"trial_id":"') + len(b'"trial_id":"')
+    return head[start:head.index(b'"', start)].decode("utf-8")
+
+
+def _json_bytes(record: TrialRecord) -> bytes:
+    """``record.model_dump_json()``, encoded: the same bytes, made once (no str in between)."""
+    return record.__pydantic_serializer__.to_json(record)
 
 
 _QUEUED_FRAMES = 64  # lines read from one worker's pipe and not yet handed on

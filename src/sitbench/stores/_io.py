@@ -293,16 +293,7 @@ def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> int:
     Returns:
         The number of records written.
     """
-    count = 0
-
-    def lines() -> Iterator[str]:
-        nonlocal count
-        for record in records:
-            yield dumps(record) + "\n"
-            count += 1
-
-    _write_atomic(path, lines())
-    return count
+    return write_lines(path, (dumps(record) + "\n" for record in records))
 
 
 def write_lines(path: Path, lines: Iterable[str]) -> int:

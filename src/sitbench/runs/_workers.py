@@ -189,8 +189,7 @@ def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, proc
                     os.close(fd)
             code = 1
             try:
-                share = [(i, config, probe) for i, (config, probe) in enumerate(trials)][k::processes]
-                code = _worker_main(share, run_one, connections, write_fd)
+                code = _worker_main(trials[k::processes], run_one, connections, write_fd)
             finally:
                 os._exit(code)  # never return into the parent's stack, flush its buffers or run its atexit
         os.close(write_fd)
@@ -198,10 +197,10 @@ def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, proc
     return workers
 
 
-def _worker_main(trials: list[tuple[int, str, str]], run_one: RunOne, connections: int, fd: int) -> int:
-    """Run this worker's ``(index, configuration, probe id)`` trials; returns its exit code. Frames on
-    ``fd``, one line each: ``INDEX\tSTATUS\tJSON`` per finished trial (JSON lines hold no tab and no
-    newline), then ``$\tSUMMARY`` at the end, or ``!\tBASE64(pickle(exception))`` if a trial failed."""
+def _worker_main(trials: list[tuple[str, str]], run_one: RunOne, connections: int, fd: int) -> int:
+    """Run this worker's trials; returns its exit code. Frames on ``fd``, one line each:
+    ``STATUS\tJSON`` per finished trial (JSON lines hold no tab and no newline), then
+    ``$\tSUMMARY`` at the end, or ``!\tBASE64(pickle(exception))`` if a trial failed."""
     failure: list[BaseException] = []
     summary = TrialSummary()
 
@@ -209,10 +208,10 @@ def _worker_main(trials: list[tuple[int, str, str]], run_one: RunOne, connection
         pending = iter(trials)
 
         async def worker() -> None:
-            for index, config, probe_id in pending:
+            for config, probe_id in pending:
                 record = await run_one(config, probe_id)
                 summary.add(record)
-                _send(fd, b"%d\t%s\t%s\n" % (index, record.status.encode(), _json_bytes(record)))
+                _send(fd, b"%s\t%s\n" % (record.status.encode(), _json_bytes(record)))
 
         await asyncio.gather(*(worker() for _ in range(min(max(1, connections), max(1, len(trials))))))
 
@@ -289,10 +288,9 @@ async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone |
                 await asyncio.to_thread(worker.wait)
                 raise pickle.loads(base64.b64decode(line[first + 1:]))
             # The line is passed on as a view (no copy of a long record): it ends at the frame's end.
-            second = line.index(b"\t", first + 1)
-            status, body = line[first + 1:second], memoryview(line)[second + 1:]
+            body = memoryview(line)[first + 1:]
             await room.acquire()
-            task = asyncio.create_task(append(body, status.decode()))
+            task = asyncio.create_task(append(body, head.decode()))
             appends.add(task)
             task.add_done_callback(appends.discard)
             for done in [t for t in appends if t.done()]:

@@ -271,11 +271,12 @@ class Runner:
         else:
             async with GroupCommitWriter(self.store.responses_path) as writer:
                 await run_here(todo, self._trial, self.options.max_connections, writer, self.on_trial, summary)
-        order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
-                                                                    self.options.shard))}
-        # One line per trial (a re-attempted drop's later record stands), in canonical order; the lines
-        # are copied.
-        self.store.rewrite_trials(lambda trial_id: order.get(trial_id, len(order)))
+        if stored or processes == 1:
+            # One line per trial (a re-attempted drop's later record stands), in canonical order; the
+            # lines are copied. Forked workers' lines of a fresh run were written in that order.
+            order = {f"{c}:{p}": k for k, (c, p) in enumerate(trial_ids(self.ds, self.options.configs,
+                                                                        self.options.shard))}
+            self.store.rewrite_trials(lambda trial_id: order.get(trial_id, len(order)))
         manifest = manifest.model_copy(update={
             "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             **(summary.fields() if summary is not None else summarize_trials(self.store.iter_trial_tallies()))})

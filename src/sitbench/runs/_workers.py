@@ -2,8 +2,9 @@
 
 Either way each trial goes through the same ``run_one`` coroutine, at most ``connections`` at a time
 per process, and its line reaches responses.jsonl through one :class:`GroupCommitWriter` in this
-process: a trial is reported done only once its line is written and fsynced, and the runner puts
-the lines in canonical order at the end, so the file does not depend on how the trials were split.
+process: a trial is reported done only once its line is written and fsynced, and the file ends in
+the trials' order (written so by forked workers, put so at the end otherwise), so it does not depend
+on how the trials were split.
 """
 
 from __future__ import annotations
@@ -106,8 +107,10 @@ async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections
     Worker ``k`` takes every ``processes``-th trial from the ``k``-th and runs them as
     :func:`run_here` would, sending each finished record back as its JSON line. Everything this
     process has loaded (the dataset, the audit, prepared query vectors) is inherited, not rebuilt.
-    Lines are written as they come (the runner puts them in canonical order at the end). Each
-    worker counts its own trials, and the counts are added to ``summary`` as each worker ends.
+    Each worker sends its lines in the order of its share (holding at most :data:`_EMIT_WINDOW`
+    finished trials for an earlier one), and this process interleaves the workers' streams, so the
+    file comes out in the order of ``trials``. Each worker counts its own trials, and the counts are
+    added to ``summary`` as each worker ends.
 
     A worker that fails stops the run with its exception, after the lines already received are
     written (the other workers are stopped; their unfinished trials are simply absent, and
@@ -121,24 +124,81 @@ async def run_forked(trials: list[tuple[str, str]], run_one: RunOne, connections
         RuntimeError: a worker exited before finishing its trials.
     """
     workers = _fork(trials, run_one, connections, processes, close_in_workers)
+    pipes = [_PipeReader(worker.fd, asyncio.get_running_loop()) for worker in workers]
     try:
         async with GroupCommitWriter(responses) as writer:
-            tasks = [asyncio.create_task(_collect(worker, writer, on_done, summary)) for worker in workers]
             try:
-                await asyncio.gather(*tasks)
+                await _merge(trials, workers, pipes, writer, on_done, summary)
             except BaseException:
-                # The others stop too: their workers are killed and their pipes close. Lines already
-                # handed to the writer are written before it closes; the rest are not done, and
-                # --resume runs them.
+                # The workers stop too. Lines already handed to the writer are written before it
+                # closes; the rest are not done, and --resume runs them.
                 for worker in workers:
                     worker.kill()
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
                 raise
     finally:
+        for pipe in pipes:
+            pipe.close()
         for worker in workers:
             worker.stop()
+
+
+async def _merge(trials: list[tuple[str, str]], workers: list[_Worker], pipes: list[_PipeReader],
+                 writer: GroupCommitWriter, on_done: OnDone | None, summary: TrialSummary | None) -> None:
+    """Write the workers' lines in the order of ``trials``: trial ``i`` is the next line of worker
+    ``i % len(workers)``, whose lines come in the order of its share. Waiting for that worker never
+    stalls the run: the others block on their full pipes until their turn."""
+    room = asyncio.Semaphore(_LINES_IN_FLIGHT)
+    appends: set[asyncio.Task[None]] = set()
+
+    async def append(body: memoryview, status: str) -> None:
+        try:
+            await writer.append_line(body)  # returns once the line is written and fsynced
+        finally:
+            room.release()
+        if on_done:
+            on_done(TrialDone(_trial_id(body), status))
+
+    try:
+        for index in range(len(trials)):
+            k = index % len(workers)
+            line = await _frame(workers[k], pipes[k])
+            first = line.find(b"\t")
+            if line[:first] == b"$":
+                raise RuntimeError(f"run worker {workers[k].pid} ended before sending every trial of its share")
+            # The line is passed on as a view (no copy of a long record): it ends at the frame's end.
+            await room.acquire()
+            task = asyncio.create_task(append(memoryview(line)[first + 1:], line[:first].decode()))
+            appends.add(task)
+            task.add_done_callback(appends.discard)
+            for done in [t for t in appends if t.done()]:
+                done.result()  # a failed write stops the run here
+        for worker, pipe in zip(workers, pipes, strict=True):
+            line = await _frame(worker, pipe)
+            first = line.find(b"\t")
+            if line[:first] != b"$":
+                raise RuntimeError(f"run worker {worker.pid} sent more trials than its share")
+            code = await asyncio.to_thread(worker.wait)
+            if code != 0:
+                raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
+            if summary is not None:
+                summary.merge(TrialSummary.from_json(line[first + 1:]))
+        await asyncio.gather(*appends)
+    finally:
+        for task in appends:
+            task.cancel()
+
+
+async def _frame(worker: _Worker, pipe: _PipeReader) -> bytes:
+    """The worker's next frame: a trial's ``STATUS\tJSON`` line or its ``$`` line; its error raised."""
+    line = await pipe.next_line()
+    if not line.endswith(b"\n"):
+        code = await asyncio.to_thread(worker.wait)
+        raise RuntimeError(f"run worker {worker.pid} stopped before finishing its trials (exit code "
+                           f"{code}); the trials it finished are kept: continue with --resume")
+    if line.startswith(b"!\t"):
+        await asyncio.to_thread(worker.wait)
+        raise pickle.loads(base64.b64decode(line[2:]))
+    return line
 
 
 @dataclass
@@ -205,13 +265,32 @@ def _worker_main(trials: list[tuple[str, str]], run_one: RunOne, connections: in
     summary = TrialSummary()
 
     async def main() -> None:
-        pending = iter(trials)
+        # Lines go out in the order of this worker's trials, so the parent can interleave the workers'
+        # streams into the run's order. A trial starts only while fewer than _EMIT_WINDOW trials lie
+        # between it and the oldest unfinished one: a finished trial waits here for at most that many,
+        # and the oldest one is always running, so the worker never stalls.
+        finished: dict[int, TrialRecord] = {}
+        state = {"next_start": 0, "next_send": 0}
+        moved = asyncio.Condition()
 
         async def worker() -> None:
-            for config, probe_id in pending:
+            while True:
+                async with moved:
+                    await moved.wait_for(lambda: state["next_start"] < state["next_send"] + _EMIT_WINDOW)
+                    position = state["next_start"]
+                    if position >= len(trials):
+                        return
+                    state["next_start"] += 1
+                config, probe_id = trials[position]
                 record = await run_one(config, probe_id)
                 summary.add(record)
-                _send(fd, b"%s\t%s\n" % (record.status.encode(), _json_bytes(record)))
+                async with moved:
+                    finished[position] = record
+                    while state["next_send"] in finished:
+                        done = finished.pop(state["next_send"])
+                        state["next_send"] += 1
+                        _send(fd, b"%s\t%s\n" % (done.status.encode(), _json_bytes(done)))
+                    moved.notify_all()
 
         await asyncio.gather(*(worker() for _ in range(min(max(1, connections), max(1, len(trials))))))
 
@@ -249,56 +328,6 @@ def _send(fd: int, frame: bytes) -> None:
     view = memoryview(frame)
     while view:
         view = view[os.write(fd, view):]
-
-
-async def _collect(worker: _Worker, writer: GroupCommitWriter, on_done: OnDone | None,
-                   summary: TrialSummary | None) -> None:
-    """Write ``worker``'s lines as they come, many in flight at once (a group commit takes them all);
-    add its counts to ``summary`` when it ends."""
-    pipe = _PipeReader(worker.fd, asyncio.get_running_loop())
-    room = asyncio.Semaphore(_LINES_IN_FLIGHT)
-    appends: set[asyncio.Task[None]] = set()
-
-    async def append(body: memoryview, status: str) -> None:
-        try:
-            await writer.append_line(body)  # returns once the line is written and fsynced
-        finally:
-            room.release()
-        if on_done:
-            on_done(TrialDone(_trial_id(body), status))
-
-    try:
-        while True:
-            line = await pipe.next_line()
-            if not line.endswith(b"\n"):
-                code = await asyncio.to_thread(worker.wait)
-                raise RuntimeError(f"run worker {worker.pid} stopped before finishing its trials (exit code "
-                                   f"{code}); the trials it finished are kept: continue with --resume")
-            first = line.find(b"\t")
-            head = line[:first]
-            if head == b"$":
-                code = await asyncio.to_thread(worker.wait)
-                if code != 0:
-                    raise RuntimeError(f"run worker {worker.pid} exited with code {code} after its last trial")
-                await asyncio.gather(*appends)
-                if summary is not None:
-                    summary.merge(TrialSummary.from_json(line[first + 1:]))
-                return
-            if head == b"!":
-                await asyncio.to_thread(worker.wait)
-                raise pickle.loads(base64.b64decode(line[first + 1:]))
-            # The line is passed on as a view (no copy of a long record): it ends at the frame's end.
-            body = memoryview(line)[first + 1:]
-            await room.acquire()
-            task = asyncio.create_task(append(body, head.decode()))
-            appends.add(task)
-            task.add_done_callback(appends.discard)
-            for done in [t for t in appends if t.done()]:
-                done.result()  # a failed write stops the run here
-    finally:
-        for task in appends:
-            task.cancel()
-        pipe.close()
 
 
 class _PipeReader:
@@ -356,4 +385,5 @@ def _json_bytes(record: TrialRecord) -> bytes:
 
 
 _QUEUED_FRAMES = 64  # lines read from one worker's pipe and not yet handed on
-_LINES_IN_FLIGHT = 256  # lines of one worker handed to the writer and not yet fsynced
+_LINES_IN_FLIGHT = 512  # lines handed to the writer and not yet fsynced
+_EMIT_WINDOW = 64  # a worker's finished trials waiting for an earlier one of its share, at most

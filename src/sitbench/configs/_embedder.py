@@ -18,7 +18,7 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -33,6 +33,7 @@ __all__ = [
     "Embedder",
     "MiniLMEmbedder",
     "embed_groups",
+    "start_embedding",
 ]
 
 #: The model the paper names; the int8 ONNX file approximates its vectors.
@@ -349,10 +350,45 @@ def embed_groups(embedder: Embedder, groups: Sequence[Sequence[str]], batch_size
         InputError: whatever the embedder raised about its model, from either process.
         RuntimeError: the embedding process failed otherwise.
     """
+    return start_embedding(embedder, groups, batch_size)()
+
+
+def start_embedding(embedder: Embedder, groups: Sequence[Sequence[str]], batch_size: int = 32,
+                    ) -> Callable[[], list[npt.NDArray[np.float32]]]:
+    """:func:`embed_groups`, started: the separate process embeds while the caller does other work.
+
+    Returns:
+        A function that waits for the vectors and returns them (or raises what
+        :func:`embed_groups` raises). Texts embedded here are embedded before this returns.
+    """
     total = sum(len(group) for group in groups)
     if total < SEPARATE_PROCESS_TEXTS or type(embedder) is not MiniLMEmbedder:
-        return [embedder.embed(list(group), batch_size=batch_size) if group
+        here = [embedder.embed(list(group), batch_size=batch_size) if group
                 else np.zeros((0, embedder.dim), dtype=np.float32) for group in groups]
+        return lambda: here
+    outcome: list[list[npt.NDArray[np.float32]] | BaseException] = []
+
+    def embed() -> None:
+        try:
+            outcome.append(_embed_elsewhere(embedder, groups, batch_size, total))
+        except BaseException as exc:  # noqa: BLE001 - raised by the caller's wait
+            outcome.append(exc)
+
+    thread = threading.Thread(target=embed, name="sitbench-embedding", daemon=True)
+    thread.start()
+
+    def wait() -> list[npt.NDArray[np.float32]]:
+        thread.join()
+        result = outcome[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    return wait
+
+
+def _embed_elsewhere(embedder: MiniLMEmbedder, groups: Sequence[Sequence[str]], batch_size: int,
+                     total: int) -> list[npt.NDArray[np.float32]]:
     request = json.dumps({"intra_op_threads": embedder.intra_op_threads, "max_seq_length": embedder.max_seq_length,
                           "batch_size": batch_size, "groups": [list(group) for group in groups]})
     done = subprocess.run([sys.executable, "-m", "sitbench.configs._embedder"], input=request.encode("utf-8"),

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sitbench.configs._embedder import Embedder, MiniLMEmbedder, embed_groups
+from sitbench.configs._embedder import Embedder, MiniLMEmbedder, start_embedding
 from sitbench.configs._retriever import DenseRetriever, RetrievalDoc, _unit_rows, on_or_before
 from sitbench.schema import SubjectEvidence
 
@@ -64,15 +64,21 @@ class ChronicleRetriever:
         docs = {name: self._docs(subject) for name, subject in pending.items()}
         table = _Prepared(self.embedder)
         retrievers = {name: DenseRetriever(table, cache_dir=self._cache_dir) for name in pending}
-        uncached = list(dict.fromkeys(text for name, retriever in retrievers.items()
-                                      for text in retriever.uncached([d.text for d in docs[name]])))
+        missing = {name: retriever.uncached([d.text for d in docs[name]]) for name, retriever in retrievers.items()}
+        uncached = list(dict.fromkeys(text for texts in missing.values() for text in texts))
         new = [q for q in dict.fromkeys(queries) if q not in self._queries]
-        # One process loads the model for everything this run embeds, and exits (see embed_groups).
-        doc_vectors, query_vectors = embed_groups(self.embedder, [uncached, new], batch_size)
+        # One process loads the model for everything this run embeds, and exits (see embed_groups);
+        # meanwhile the subjects whose records are all cached are indexed from the cache.
+        vectors = start_embedding(self.embedder, [uncached, new], batch_size)
+        cached = [name for name in retrievers if not missing[name]]
+        for name in cached:
+            retrievers[name].index(docs[name])
+            self._indexes[name] = retrievers[name]
+        doc_vectors, query_vectors = vectors()
         table.vectors.update(zip(uncached, doc_vectors, strict=True))
-        for name, retriever in retrievers.items():
-            retriever.index(docs[name])
-            self._indexes[name] = retriever
+        for name in [name for name in retrievers if missing[name]]:
+            retrievers[name].index(docs[name])
+            self._indexes[name] = retrievers[name]
         table.vectors.clear()
         self._queries.update(zip(new, _unit_rows(query_vectors), strict=True))
         return len(new)

@@ -104,20 +104,26 @@ def test_a_worker_error_stops_the_run(pilot: Path, tmp_path: Path, monkeypatch: 
 
 
 class _DiesInWorker(OracleCandidate):
-    """The oracle, except that a forked worker asked this probe under D kills itself (as the OOM killer would)."""
+    """The oracle, except that a forked worker asked this probe under D kills itself (as the OOM killer
+    would); every worker writes its pid to ``pids``."""
 
-    def __init__(self, parent: int) -> None:
+    def __init__(self, parent: int, pids: Path) -> None:
         self.parent = parent
+        self.pids = pids
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
-        if os.getpid() != self.parent and request.trial_id.startswith("D:PR-03#"):
-            os.kill(os.getpid(), signal.SIGKILL)
+        if os.getpid() != self.parent:
+            with self.pids.open("a") as out:
+                out.write(f"{os.getpid()}\n")
+            if request.trial_id.startswith("D:PR-03#"):
+                os.kill(os.getpid(), signal.SIGKILL)
         return await super().complete(request)
 
 
 def test_a_dead_worker_stops_the_run_and_resume_finishes_it(pilot: Path, one_process: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    candidate = _DiesInWorker(os.getpid())
+    pids = tmp_path / "pids.txt"
+    candidate = _DiesInWorker(os.getpid(), pids)
     options = RunOptions(configs=list("ABCDEFGHI"), workers=2, max_connections=2)
     with pytest.raises(RuntimeError, match="stopped before finishing its trials"):
         asyncio.run(Runner(pilot, candidate, "mock/oracle", run, options).run())
@@ -126,7 +132,9 @@ def test_a_dead_worker_stops_the_run_and_resume_finishes_it(pilot: Path, one_pro
     stored = [json.loads(line)["trial_id"] for line in text.splitlines()]
     assert "D:PR-03" not in stored
     assert 0 < len(stored) == len(set(stored)) < ALL
-    assert not _children_left()
+    workers = {int(pid) for pid in pids.read_text().split()}
+    assert len(workers) == 2
+    assert not any(_unreaped(pid) for pid in workers)  # both workers were reaped, the dead one too
 
     resumed = RunOptions(configs=list("ABCDEFGHI"), workers=1)
     manifest = asyncio.run(Runner(pilot, candidate, "mock/oracle", run, resumed).run(resume=True))
@@ -137,16 +145,17 @@ def test_a_dead_worker_stops_the_run_and_resume_finishes_it(pilot: Path, one_pro
 class _LooksForTheLock(OracleCandidate):
     """The oracle, recording in each forked worker whether the worker holds a descriptor of the run's lock."""
 
-    def __init__(self, parent: int, seen: Path) -> None:
+    def __init__(self, parent: int, seen: Path, lock: Path) -> None:
         self.parent = parent
         self.seen = seen
+        self.lock = lock.resolve()
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
         if os.getpid() != self.parent:
             held = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
                     if os.path.exists(f"/proc/self/fd/{fd}")]
             with self.seen.open("a") as out:
-                out.write(f"{int(any(link.endswith('/.lock') for link in held))}\n")
+                out.write(f"{int(str(self.lock) in held)}\n")
         return await super().complete(request)
 
 
@@ -155,17 +164,19 @@ def test_workers_do_not_hold_the_run_lock(pilot: Path, tmp_path: Path) -> None:
     # After a kill -9 of the run, a worker still exiting must not refuse the --resume that follows.
     seen = tmp_path / "seen.txt"
     options = RunOptions(configs=["B", "C"], workers=2)
-    asyncio.run(Runner(pilot, _LooksForTheLock(os.getpid(), seen), "mock/oracle", tmp_path / "run", options).run())
+    candidate = _LooksForTheLock(os.getpid(), seen, tmp_path / "run" / ".lock")
+    asyncio.run(Runner(pilot, candidate, "mock/oracle", tmp_path / "run", options).run())
     answers = seen.read_text().split()
     assert len(answers) >= 22  # every trial was answered in a worker
     assert set(answers) == {"0"}
 
 
-def _children_left() -> bool:
+def _unreaped(pid: int) -> bool:
+    """Whether ``pid`` is a child of this process that nobody has reaped (running, or a zombie)."""
     try:
-        os.waitpid(-1, os.WNOHANG)
+        os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
-        return False  # no child at all: every worker was reaped
+        return False  # not (or no longer) a child: it was reaped
     return True
 
 

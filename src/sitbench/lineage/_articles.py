@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 
 class Article(str, Enum):
@@ -56,6 +57,7 @@ def _number_article(digits: str) -> Article:
     return Article.A
 
 
+@lru_cache(maxsize=65536)  # pure; a dataset's texts repeat a few thousand words
 def article_for(word: str) -> Article | None:
     """The indefinite article the word takes, by its sound.
 

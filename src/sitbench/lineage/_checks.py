@@ -13,7 +13,6 @@ a defect of one kind makes exactly its own check fail.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -563,56 +562,44 @@ def inv10_disjoint(ds: LoadedDataset) -> tuple[list[str], str]:
 # The evidence records last scanned (frozen models, held so that identity means same content) and their
 # [(where, words of the serialised evidence)]: inv11 and inv12 both scan every evidence file whole, and
 # serialising and splitting the large files is most of their cost.
-_SUBJECT_WORDS: list[tuple[list[tuple[str, object]], list[tuple[str, list[str]]]]] = []
+_SUBJECT_WORDS: list[tuple[list[tuple[str, object]], list[tuple[str, SplitText]]]] = []
 
 
-def _subject_words(ds: LoadedDataset) -> list[tuple[str, list[str]]]:
+def _subject_words(ds: LoadedDataset) -> list[tuple[str, SplitText]]:
     records: list[tuple[str, object]] = [*ds.visible.subjects.items()]
     if _SUBJECT_WORDS:
         held, words = _SUBJECT_WORDS[0]
         if len(held) == len(records) and all(
                 ka == kb and va is vb for (ka, va), (kb, vb) in zip(held, records, strict=True)):
             return words
-    words = [(where, TokenSet.words(text)) for where, text in _subject_texts(ds)]
+    words = [(where, TokenSet.split(text)) for where, text in _subject_texts(ds)]
     _SUBJECT_WORDS[:] = [(records, words)]
     return words
 
 
 def _subject_texts(ds: LoadedDataset) -> Iterable[tuple[str, str]]:
+    # The JSON of the record as serialised (the words are those of json.dumps of its model_dump: structural
+    # characters are not word characters), built by pydantic's serialiser rather than through Python dicts.
     for subject, evidence in ds.visible.subjects.items():
-        data = evidence.model_dump(mode="json")
-        data.pop("subject")  # the file's own key, not prompt content
-        yield f"{SUBJECTS_DIR}/{subject}.json", json.dumps(data, ensure_ascii=False)
+        yield f"{SUBJECTS_DIR}/{subject}.json", evidence.model_dump_json(exclude={"subject"})  # the file's own key
 
 
-def _query_data(ds: LoadedDataset) -> Iterable[tuple[str, dict[str, object]]]:
-    for key, query in ds.visible.queries.items():
-        # A query's own key and its subject's store key name the record; they are not prompt content.
-        yield _query_line(ds, key), query.model_dump(mode="json", exclude={"query_key", "subject"})
+# ASCII characters that are not ``[\w-]`` become spaces; bytes from 128 up are left alone (only ASCII text,
+# or text whose other characters were first replaced by "?", is translated with it).
+_ASCII_SEPARATORS = bytes(c if chr(c).isalnum() or chr(c) in "_-" or c >= 128 else 32 for c in range(256))
 
 
-def _first_token_in_json(value: object, tokens: TokenSet, memo: dict[str, str | None]) -> str | None:
-    """``tokens.find(json.dumps(value, ensure_ascii=False))`` without building or splitting the whole text.
+@dataclass(frozen=True)
+class SplitText:
+    """A text cut into candidate tokens once, for looking up several :class:`TokenSet` in it."""
 
-    JSON's structural characters (braces, brackets, commas, colons, quotes, spaces) are not word
-    characters, so the words of the text are those of each key and scalar in document order; strings
-    repeat across queries (shared utterances, descriptions, dates), so each is split once (``memo``).
-    """
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if found := _first_token_in_json(k, tokens, memo) or _first_token_in_json(v, tokens, memo):
-                return found
-        return None
-    if isinstance(value, list | tuple):
-        for v in value:
-            if found := _first_token_in_json(v, tokens, memo):
-                return found
-        return None
-    if isinstance(value, str):
-        if value not in memo:
-            memo[value] = tokens.find(json.dumps(value, ensure_ascii=False))
-        return memo[value]
-    return tokens.find(json.dumps(value))
+    text: str
+    """The text as given."""
+    words: list[str]
+    """Its ``[\\w-]+`` tokens in order when :attr:`exact`; otherwise the tokens of the text with every
+    non-ASCII character read as a separator (each ASCII token of the text is among them)."""
+    exact: bool
+    """Whether the text is ASCII, so that :attr:`words` are exactly its tokens."""
 
 
 class TokenSet:
@@ -625,24 +612,34 @@ class TokenSet:
 
     def __init__(self, tokens: Iterable[str]) -> None:
         self.tokens = frozenset(t for t in tokens if t)
+        self._ascii = all(t.isascii() for t in self.tokens)
 
     def find(self, text: str) -> str | None:
         """The first token of ``text`` that is in the set, or None."""
         if not self.tokens:
             return None
-        return self.find_in_words(self._SPLIT.findall(text))
+        return self.find_in(self.split(text))
 
-    @classmethod
-    def words(cls, text: str) -> list[str]:
-        """The ``[\\w-]+`` tokens of ``text`` in order (for :meth:`find_in_words`)."""
-        return cls._SPLIT.findall(text)
+    @staticmethod
+    def split(text: str) -> SplitText:
+        """``text`` cut into tokens (for :meth:`find_in`)."""
+        # Translating bytes and splitting at spaces is several times faster than the regex's findall; a
+        # non-ASCII character is read as a separator first ("?"), so an ASCII token is never lost.
+        exact = text.isascii()
+        ascii_text = text.encode("ascii", "replace").translate(_ASCII_SEPARATORS).decode("ascii")
+        return SplitText(text=text, words=ascii_text.split(), exact=exact)
 
-    def find_in_words(self, words: list[str]) -> str | None:
-        """The first of ``words`` that is in the set, or None (``find`` of an already split text)."""
-        # Almost every text is clean: one set test over all its words, then the first hit only if there is one.
-        if not self.tokens or self.tokens.isdisjoint(words):
+    def find_in(self, split: SplitText) -> str | None:
+        """The first token of ``split.text`` that is in the set, or None (``find`` of an already split text)."""
+        if not self.tokens:
             return None
-        return next(w for w in words if w in self.tokens)
+        if not split.exact and not self._ascii:
+            words = self._SPLIT.findall(split.text)  # a token with a non-ASCII character may be wanted
+        elif self.tokens.isdisjoint(split.words):
+            return None  # almost every text: one set test over all its words
+        else:
+            words = split.words if split.exact else self._SPLIT.findall(split.text)
+        return next((w for w in words if w in self.tokens), None)
 
 
 def isolation_tokens(ds: LoadedDataset) -> list[str]:
@@ -658,12 +655,12 @@ def inv11_isolation(ds: LoadedDataset) -> tuple[list[str], str]:
     p = _Problems()
     ids = TokenSet(isolation_tokens(ds))
     for where, words in _subject_words(ds):
-        if found := ids.find_in_words(words):
+        if found := ids.find_in(words):
             p.add(where, f"candidate-visible content contains the internal identifier {found!r}")
-    memo: dict[str, str | None] = {}
-    for where, data in _query_data(ds):
-        if found := _first_token_in_json(data, ids, memo):
-            p.add(where, f"candidate-visible content contains the internal identifier {found!r}")
+    for key, query in ds.visible.queries.items():
+        # A query's own key and its subject's store key name the record; they are not prompt content.
+        if found := ids.find(query.model_dump_json(exclude={"query_key", "subject"})):
+            p.add(_query_line(ds, key), f"candidate-visible content contains the internal identifier {found!r}")
     # Partner records: no subject's evidence may carry its partner's private chronicle.
     for pair in ds.pairs.values():
         a, b = (ds.hidden.lineages.get(m) for m in pair.members)
@@ -715,7 +712,7 @@ def inv12_contract_fields(ds: LoadedDataset) -> tuple[list[str], str]:
                     p.add(where, f"turns[{i}] envelope contains the act label {act!r}")
     # Only the evidence files are scanned whole here (the query envelopes were read field by field above).
     for where, words in _subject_words(ds):
-        if found := fields.find_in_words(words):
+        if found := fields.find_in(words):
             p.add(where, f"evidence contains the verifier field {found!r}")
     return p.items, "envelopes and evidence carry no acts, contract claim lists or verifier labels"
 

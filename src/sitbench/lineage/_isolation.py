@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import hashlib
 from dataclasses import dataclass, field
 
 from sitbench.candidates import Message
@@ -36,6 +37,9 @@ class IsolationAudit:
     _clean_segments: dict[str, set[str]] = field(default_factory=dict, repr=False)
     """Subject → long prompt segments already found clean for that subject."""
     _segment_chars: int = field(default=0, repr=False)
+    _clean_parts: dict[str, set[bytes]] = field(default_factory=dict, repr=False)
+    """Subject → digests of long prompt fields already found clean for that subject."""
+    _part_count: int = field(default=0, repr=False)
 
     @classmethod
     def for_dataset(cls, ds: LoadedDataset) -> IsolationAudit:
@@ -72,19 +76,36 @@ class IsolationAudit:
             chunks = _chunks(text)
             return partners.absent_from(text, chunks) and self._clean_chunks_of(chunks)
         seen = self._clean_segments.setdefault(subject, set())
-        for segment in (piece for part in text.split("] [") for piece in part.split("; ")):
-            if segment in seen:
-                continue
-            chunks = _chunks(segment)
-            if not (partners.absent_from(segment, chunks) and self._clean_chunks_of(chunks)):
-                return False
-            if len(segment) >= _SEGMENT_MIN:
-                if self._segment_chars >= _SEGMENT_CHARS:
-                    self._clean_segments.clear()
-                    self._segment_chars = 0
-                    seen = self._clean_segments.setdefault(subject, set())
-                seen.add(segment)
-                self._segment_chars += len(segment)
+        parts = self._clean_parts.setdefault(subject, set())
+        for part in text.split("] ["):
+            digest = None
+            if len(part) >= _PART_MIN:
+                # A long field (a chronicle, a projected state) comes back whole in most prompts of its
+                # subject: it is known clean by a 128-bit digest, so that its segments are not looked up
+                # one by one again (and the field itself is not held).
+                digest = hashlib.blake2b(part.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                if digest in parts:
+                    continue
+            for segment in part.split("; "):
+                if segment in seen:
+                    continue
+                chunks = _chunks(segment)
+                if not (partners.absent_from(segment, chunks) and self._clean_chunks_of(chunks)):
+                    return False
+                if len(segment) >= _SEGMENT_MIN:
+                    if self._segment_chars >= _SEGMENT_CHARS:
+                        self._clean_segments.clear()
+                        self._segment_chars = 0
+                        seen = self._clean_segments.setdefault(subject, set())
+                    seen.add(segment)
+                    self._segment_chars += len(segment)
+            if digest is not None:
+                if self._part_count >= _CLEAN_PARTS:
+                    self._clean_parts.clear()
+                    self._part_count = 0
+                    parts = self._clean_parts.setdefault(subject, set())
+                parts.add(digest)
+                self._part_count += 1
         return True
 
     def _clean_chunks_of(self, chunks: set[str]) -> bool:
@@ -171,3 +192,7 @@ _SEGMENTED = 4096
 # many characters in all before starting again.
 _SEGMENT_MIN = 8
 _SEGMENT_CHARS = 16_000_000
+# Fields between "] [" separators this long or longer are remembered whole (by digest) once clean, up to
+# this many digests before starting again.
+_PART_MIN = 2048
+_CLEAN_PARTS = 1_000_000

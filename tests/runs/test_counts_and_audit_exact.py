@@ -68,14 +68,16 @@ def test_counts_of_long_fields_cut_into_items_equal_encoding_the_whole_text(
 def test_counts_stay_exact_when_the_memo_starts_again(counter: WordPieceCounter,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_budget, "_MEMO_CHUNKS", 3)
-    monkeypatch.setattr(_budget, "_FIELD_CHARS", len(LONG_FIELD) + 10)
+    monkeypatch.setattr(_budget, "_ITEM_CHARS", 200)
+    monkeypatch.setattr(_budget, "_FIELDS", 2)
     text = "one two three four five six seven eight nine ten, and eleven"
     fields = f"[{LONG_FIELD}] [{LONG_FIELD} more] [{LONG_FIELD} again]"
     for _ in range(3):
         assert counter.count(text) == _whole(counter, text)
         assert len(counter._memo) <= 12
         assert counter.count(fields) == _whole(counter, fields)
-        assert counter._field_chars <= len(LONG_FIELD) + 10
+        assert counter._item_chars <= 200
+        assert len(counter._fields) <= 2
 
 
 @pytest.fixture(scope="module")

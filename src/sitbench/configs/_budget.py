@@ -114,9 +114,12 @@ class WordPieceCounter:
         self._additive = False
         # Chunk → word pieces, for chunks already counted.
         self._memo: dict[str, int] = {}
-        # Long prompt field, or item of one → word pieces (see count), and the characters they hold.
-        self._fields: dict[str, int] = {}
-        self._field_chars = 0
+        # SHA-256 of a long prompt field → word pieces (see count): a D, G or H field is tens of kB and
+        # a run has thousands of distinct ones, too many to hold as text.
+        self._fields: dict[bytes, int] = {}
+        # Item of a long field → word pieces, and the characters they hold.
+        self._items: dict[str, int] = {}
+        self._item_chars = 0
         # Word pieces of the ";" of an item separator "; " (BERT's pre-tokenizer isolates punctuation).
         self._semicolon = 0
 
@@ -166,10 +169,13 @@ class WordPieceCounter:
             if len(field) < _FIELD_MIN:
                 short.append(field)
                 continue
-            count = self._fields.get(field)
+            digest = hashlib.sha256(field.encode("utf-8", "surrogatepass")).digest()
+            count = self._fields.get(digest)
             if count is None:
                 count = self._items_count(field)
-                self._remember(field, count)
+                if len(self._fields) >= _FIELDS:
+                    self._fields.clear()
+                self._fields[digest] = count
             total += count
         return total + sum(self._chunk_counts(_chunks(" ".join(short))))
 
@@ -182,7 +188,7 @@ class WordPieceCounter:
         total = (len(items) - 1) * self._semicolon
         fresh = []
         for item in items:
-            count = self._fields.get(item)
+            count = self._items.get(item)
             if count is None:
                 fresh.append(item)
             else:
@@ -199,12 +205,12 @@ class WordPieceCounter:
                 total += count
         return total
 
-    def _remember(self, text: str, count: int) -> None:
-        if self._field_chars + len(text) > _FIELD_CHARS:
-            self._fields.clear()
-            self._field_chars = 0
-        self._fields[text] = count
-        self._field_chars += len(text)
+    def _remember(self, item: str, count: int) -> None:
+        if self._item_chars + len(item) > _ITEM_CHARS:
+            self._items.clear()
+            self._item_chars = 0
+        self._items[item] = count
+        self._item_chars += len(item)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Word-piece counts of several texts (new chunks batched in the tokenizer)."""
@@ -260,7 +266,10 @@ _MEMO_CHUNKS = 200_000
 _SEPARATOR = "] ["
 # Fields of a prompt this long or longer have their counts remembered, up to this many characters in all.
 _FIELD_MIN = 256
-_FIELD_CHARS = 16_000_000
+# Field digests remembered before starting again (about a hundred bytes each).
+_FIELDS = 200_000
+# Characters of remembered items before starting again.
+_ITEM_CHARS = 16_000_000
 # Items of a long field this long or longer have their counts remembered (shorter ones cost a lookup per word).
 _ITEM_MIN = 16
 

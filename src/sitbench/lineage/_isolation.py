@@ -81,9 +81,9 @@ class IsolationAudit:
             digest = None
             if len(part) >= _PART_MIN:
                 # A long field (a chronicle, a projected state) comes back whole in most prompts of its
-                # subject: it is known clean by a 128-bit digest, so that its segments are not looked up
-                # one by one again (and the field itself is not held).
-                digest = hashlib.blake2b(part.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                # subject: it is known clean by its SHA-256, so that its segments are not looked up one
+                # by one again (and the field itself is not held).
+                digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).digest()
                 if digest in parts:
                     continue
             for segment in part.split("; "):

@@ -80,6 +80,20 @@ def test_prepare_embeds_each_distinct_query_once_in_batches() -> None:
     np.testing.assert_allclose(batched, one, atol=1e-5)
 
 
+def test_query_vectors_of_an_earlier_run_come_from_the_disk_cache_bit_for_bit(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    queries = [f"Did you ever sail to island number {n}?" for n in range(40)]
+    first = ChronicleRetriever(embedder=embedder, cache_dir=tmp_path)
+    assert first.prepare(queries) == 40
+    later = ChronicleRetriever(embedder=embedder, cache_dir=tmp_path)
+    assert later.prepare([*queries, "and one question never asked before?"]) == 1
+    assert embedder.calls == [40, 1]
+    for query in queries:
+        assert later._queries[query].tobytes() == first._queries[query].tobytes()
+    # Without a cache every run embeds its queries.
+    assert ChronicleRetriever(embedder=embedder).prepare(queries) == 40
+
+
 def test_a_prepared_query_is_not_embedded_again_when_searched(pilot: Path, tmp_path: Path) -> None:
     ds = load_dataset(pilot)
     embedder = CountingEmbedder()

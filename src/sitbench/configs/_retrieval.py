@@ -49,8 +49,9 @@ class ChronicleRetriever:
         before any search.
 
         A run knows every query it will search for; embedding them in batches is about three
-        times faster than one at a time as each trial comes. A query that was not prepared is
-        still embedded when it is searched for, and a subject not indexed yet is indexed then.
+        times faster than one at a time as each trial comes, and a query whose vector the disk
+        cache holds (from an earlier run) is not embedded at all. A query that was not prepared
+        is still embedded when it is searched for, and a subject not indexed yet is indexed then.
 
         Args:
             queries: Query texts (repeats are embedded once).
@@ -58,7 +59,7 @@ class ChronicleRetriever:
             batch_size: Texts per embedder call.
 
         Returns:
-            How many queries were embedded.
+            How many queries were embedded (not found prepared or in the disk cache).
         """
         pending = {s.subject: s for s in subjects if s.records and s.subject not in self._indexes}
         docs = {name: self._docs(subject) for name, subject in pending.items()}
@@ -67,9 +68,14 @@ class ChronicleRetriever:
         missing = {name: retriever.uncached([d.text for d in docs[name]]) for name, retriever in retrievers.items()}
         uncached = list(dict.fromkeys(text for texts in missing.values() for text in texts))
         new = [q for q in dict.fromkeys(queries) if q not in self._queries]
+        # A query's vector is the embedding of its text, as a record's is: both share the disk cache,
+        # so a dataset's queries are embedded once, not in every run.
+        cache = DenseRetriever(self.embedder, cache_dir=self._cache_dir)
+        known = cache.cached_vectors(new)
+        unknown = [q for q in new if q not in known]
         # One process loads the model for everything this run embeds, and exits (see embed_groups);
         # meanwhile the subjects whose records are all cached are indexed from the cache.
-        vectors = start_embedding(self.embedder, [uncached, new], batch_size)
+        vectors = start_embedding(self.embedder, [uncached, unknown], batch_size)
         cached = [name for name in retrievers if not missing[name]]
         for name in cached:
             retrievers[name].index(docs[name])
@@ -80,8 +86,12 @@ class ChronicleRetriever:
             retrievers[name].index(docs[name])
             self._indexes[name] = retrievers[name]
         table.vectors.clear()
-        self._queries.update(zip(new, _unit_rows(query_vectors), strict=True))
-        return len(new)
+        cache.store_vectors(unknown, query_vectors)
+        fresh = dict(zip(unknown, query_vectors, strict=True))
+        raw = np.array([known[q] if q in known else fresh[q] for q in new], dtype=np.float32).reshape(
+            len(new), self.embedder.dim)
+        self._queries.update(zip(new, _unit_rows(raw), strict=True))
+        return len(unknown)
 
     def release(self) -> None:
         """Let the embedder drop its model once everything is prepared (it reloads if asked to embed again)."""

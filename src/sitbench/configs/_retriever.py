@@ -6,9 +6,10 @@ only over ``H_≤τ``. The difference is made by ``candidate_filter``, which is
 applied *before* the top-k cut, so F always gets k admissible records when k
 exist instead of the admissible remainder of an unfiltered top-k.
 
-Document embeddings are cached on disk, one ``.npy`` file per distinct text,
-named by the SHA-256 of the embedder version and the text; re-running over the
-same dataset (or another configuration over the same chronicle) embeds nothing.
+Embeddings are cached on disk, one ``.npy`` file per distinct text (a record's or a
+query's: a vector is the embedding of its text), named by the SHA-256 of the
+embedder version and the text; re-running over the same dataset (or another
+configuration over the same chronicle) embeds nothing.
 """
 
 from __future__ import annotations
@@ -221,6 +222,36 @@ class DenseRetriever:
             self._version = self._embedder.version
         return [text for text in texts if not self._cache_path(text).is_file()]
 
+    def cached_vectors(self, texts: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The vectors the disk cache holds for ``texts``, as the embedder gave them (not normalised).
+
+        Empty without a cache; a damaged or unusable file counts as absent.
+        """
+        if self._cache_dir is None:
+            return {}
+        if self._version is None:
+            self._version = self._embedder.version
+        dim = self._embedder.dim
+        found = {}
+        for text in dict.fromkeys(texts):
+            vector = _load_vector(self._cache_path(text), dim)
+            if vector is not None:
+                found[text] = vector
+        return found
+
+    def store_vectors(self, texts: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
+        """Write the embedder's ``vectors`` of ``texts`` (one row each) to the disk cache; nothing without one.
+
+        Raises:
+            InputError: The cache folder is not writable.
+        """
+        if self._cache_dir is None:
+            return
+        if self._version is None:
+            self._version = self._embedder.version
+        for text, vector in zip(texts, vectors, strict=True):
+            self._store_vector(self._cache_path(text), vector)
+
     def search(
         self,
         query: str,
@@ -346,16 +377,11 @@ class DenseRetriever:
             self.cache_misses += len(texts)
             out[:] = self._checked(self._embedder.embed(texts, batch_size=self._batch_size), len(texts))
             return _unit_rows(out)
-        if self._version is None:
-            self._version = self._embedder.version
-        paths = [self._cache_path(text) for text in texts]
-        missing: list[int] = []
-        for row, path in enumerate(paths):
-            vector = _load_vector(path, dim)
-            if vector is None:
-                missing.append(row)
-            else:
-                out[row] = vector
+        known = self.cached_vectors(texts)
+        missing = [row for row, text in enumerate(texts) if text not in known]
+        for row, text in enumerate(texts):
+            if text in known:
+                out[row] = known[text]
         self.cache_hits += len(texts) - len(missing)
         self.cache_misses += len(missing)
         if missing:
@@ -365,7 +391,7 @@ class DenseRetriever:
             )
             for vector, row in zip(fresh, missing, strict=True):
                 out[row] = vector
-                self._store_vector(paths[row], vector)
+            self.store_vectors([texts[row] for row in missing], fresh)
         return _unit_rows(out)
 
     def _cache_path(self, text: str) -> Path:

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -564,9 +564,21 @@ class Vocabulary:
         simple.extend(_short_names(self.universe, {f for f, _ in simple}))
         # One alternation for every simple form: a single scan per clause instead of one per form.
         self._simple_props = [prop for _, prop in simple]
-        alternatives = "|".join(f"(?P<f{i}>" + _phrase_regex(form) + ")" for i, (form, _) in enumerate(simple))
-        self._simple = re.compile(r"(?<![\w])(?:" + alternatives + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I) \
-            if simple else None
+        self._simple_regexes = [_phrase_regex(form) for form, _ in simple]
+        self._simple = self._alternation(range(len(simple))) if simple else None
+        # The alternation tried where a form may start holds only the forms that can begin with the
+        # character there (an ASCII character matches, case aside, only forms that begin with it; a form
+        # that begins otherwise is kept in every one), in the same order: the same form wins.
+        self._initials: dict[str, list[int]] = {}
+        anywhere: list[int] = []
+        for i, (form, _) in enumerate(simple):
+            initial = form.split()[0][0] if form.split() else ""
+            if initial.isascii() and initial:
+                self._initials.setdefault(initial.lower(), []).append(i)
+            else:
+                anywhere.append(i)
+        self._anywhere = anywhere
+        self._simple_by_initial: dict[str, re.Pattern[str] | None] = {}
         # Where a simple form may start; the exact alternation then runs only at those positions.
         self._starts = re.compile(r"(?<![\w])(?=" + _trie_pattern([f for f, _ in simple]) + ")", _I) \
             if simple else None
@@ -613,6 +625,22 @@ class Vocabulary:
             re.escape(d) for d in sorted(self._discipline_props, key=len, reverse=True)) + r")(?![\w])", _I) \
             if self._discipline_props else None
 
+    def _alternation(self, indices: Iterable[int]) -> re.Pattern[str]:
+        """The simple forms ``indices`` (in order) as one regex; group ``f<i>`` is form ``i``."""
+        alternatives = "|".join(f"(?P<f{i}>" + self._simple_regexes[i] + ")" for i in indices)
+        return re.compile(r"(?<![\w])(?:" + alternatives + r")(?:s|es|ed|ing|ers?)?(?![\w])", _I)
+
+    def _simple_at(self, text: str, start: int) -> re.Pattern[str] | None:
+        """The alternation of the simple forms that can match at ``start`` (None: none can)."""
+        char = text[start]
+        if not char.isascii():
+            return self._simple  # case folding beyond ASCII ("ſ" is "s"): every form
+        key = char.lower()
+        if key not in self._simple_by_initial:
+            indices = sorted([*self._initials.get(key, ()), *self._anywhere])
+            self._simple_by_initial[key] = self._alternation(indices) if indices else None
+        return self._simple_by_initial[key]
+
     def _scan(self, text: str, context: str = "", topic_context: str = "") -> list[tuple[Proposition, int, int]]:
         """Every occurrence of every form; a compound form may take missing parts from ``context``."""
         found: list[tuple[Proposition, int, int]] = []
@@ -621,7 +649,8 @@ class Vocabulary:
             for candidate in self._starts.finditer(text):
                 if candidate.start() < reached:
                     continue
-                m = self._simple.match(text, candidate.start())
+                simple = self._simple_at(text, candidate.start())
+                m = simple.match(text, candidate.start()) if simple is not None else None
                 if m is not None:
                     found.append((self._simple_props[int(m.lastgroup[1:])], m.start(), m.end()))  # type: ignore[index]
                     reached = m.end()

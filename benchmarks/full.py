@@ -18,10 +18,14 @@ resident memory are that child's own resource usage (``os.wait4``), so stages ne
 A fixed pure-Python workload is timed before and after: shared machines change speed from hour to
 hour, and figures from two runs compare only at the same reference.
 
+The runs use the embedding cache (``$SITBENCH_CACHE_DIR``, else ``~/.cache/sitbench``) as a user's runs do:
+the first run over a dataset embeds its records and E/F queries, later ones read them; the
+benchmark says which it was, and ``--cold-cache`` starts from an empty one.
+
 ``--quick`` runs the same stages on a fiftieth of the probes for (2), a tenth for (3), (4) and (6),
 and only the dev suite for (5).
 
-Run: python benchmarks/full.py [--quick] [--dataset DIR] [--out DIR]
+Run: python benchmarks/full.py [--quick] [--cold-cache] [--dataset DIR] [--out DIR]
 """
 
 from __future__ import annotations
@@ -79,6 +83,29 @@ def _trials(run: Path) -> int:
         return sum(1 for line in handle if line.strip())
 
 
+def _checks_cost(dataset: Path) -> float:
+    """CPU seconds of the integrity checks alone (``run_checks``, as every run does at its start), the
+    dataset loaded beforehand."""
+    from sitbench.lineage import run_checks
+    from sitbench.stores import load_dataset
+
+    ds = load_dataset(dataset)
+    start = time.process_time()
+    failed = [row.id for row in run_checks(ds) if not row.passed]
+    seconds = time.process_time() - start
+    if failed:
+        raise SystemExit(f"{dataset}: integrity checks {failed} fail")
+    return seconds
+
+
+def _embedding_cache() -> tuple[Path, int]:
+    """The embedding cache the runs use and how many vectors it holds now."""
+    from sitbench.candidates import default_cache_dir
+
+    root = default_cache_dir() / "embeddings"
+    return root, sum(1 for _ in root.glob("*/*.npy")) if root.is_dir() else 0
+
+
 def _extractor_cost(dataset: Path, run: Path) -> tuple[int, float]:
     """(responses, seconds of extraction alone): envelopes and vocabularies are built beforehand."""
     from sitbench.runs import RunStore
@@ -105,10 +132,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a fiftieth of the probes for all nine, a tenth for B")
     parser.add_argument("--dataset", type=Path, help="reuse this full-suite directory instead of generating one")
     parser.add_argument("--out", type=Path, help="directory for the runs (default: a temporary one)")
+    parser.add_argument("--cold-cache", action="store_true",
+                        help="start from an empty embedding cache (SITBENCH_CACHE_DIR in the output directory)")
     args = parser.parse_args()
 
     out = args.out or Path(tempfile.mkdtemp(prefix="sitbench-full-"))
     out.mkdir(parents=True, exist_ok=True)
+    if args.cold_cache:
+        os.environ["SITBENCH_CACHE_DIR"] = str(out / "cache")  # the runs are children: they inherit it
     all_shard, b_shards = ("1/50", ["1/100", "1/50", "1/20", "1/10"]) if args.quick else (
         None, ["1/10", "1/5", "1/2", None])
     print(f"sitbench full benchmark ({'quick' if args.quick else 'full'}), {os.cpu_count()} CPUs, runs in {out}")
@@ -121,6 +152,10 @@ def main() -> None:
         dataset = out / "full"
         _row("generate --suite full", _sitbench("generate", "--suite", "full", "--out", str(dataset)))
     _row("validate (integrity checks)", _sitbench("validate", str(dataset)))
+    print(f"  integrity checks alone: {_checks_cost(dataset):.2f} s CPU (the dataset loaded; every run does them)")
+    cache, vectors = _embedding_cache()
+    print(f"embedding cache {cache} (E/F record and query vectors): {vectors} vectors before the runs "
+          f"({'cold: the first run embeds' if not vectors else 'warm'}; --cold-cache starts from none)")
 
     def run_score_metrics(name: str, configs: str, shard: str | None) -> tuple[int, Stage]:
         run = out / name

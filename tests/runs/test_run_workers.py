@@ -103,6 +103,29 @@ def test_a_worker_error_stops_the_run(pilot: Path, tmp_path: Path, monkeypatch: 
     assert len(stored) == len(set(stored)) < ALL
 
 
+def test_a_failed_write_stops_a_forked_run_with_its_error(pilot: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from sitbench.runs import _group_commit
+
+    real, writes = _group_commit._write_all, []
+
+    def full_disk(fd: int, data: bytes) -> None:
+        writes.append(len(data))
+        if len(writes) > 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(_group_commit, "_write_all", full_disk)  # this process writes the workers' lines
+    run = tmp_path / "run"
+    options = RunOptions(configs=list("ABCDEFGHI"), workers=2, max_connections=2)
+    with pytest.raises(OSError, match="No space left"):
+        asyncio.run(Runner(pilot, OracleCandidate(), "mock/oracle", run, options).run())
+    stored = [json.loads(line)["trial_id"] for line in (run / "responses.jsonl").read_text().splitlines()]
+    assert 0 < len(stored) == len(set(stored)) < ALL
+
+
 class _DiesInWorker(OracleCandidate):
     """The oracle, except that a forked worker asked this probe under D kills itself (as the OOM killer
     would); every worker writes its pid to ``pids``."""

@@ -149,6 +149,12 @@ async def _merge(trials: list[tuple[str, str]], workers: list[_Worker], pipes: l
     stalls the run: the others block on their full pipes until their turn."""
     room = asyncio.Semaphore(_LINES_IN_FLIGHT)
     appends: set[asyncio.Task[None]] = set()
+    failed: list[asyncio.Task[None]] = []  # appends that raised, seen before the next line is handed on
+
+    def finished(task: asyncio.Task[None]) -> None:
+        appends.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            failed.append(task)
 
     async def append(body: memoryview, status: str) -> None:
         try:
@@ -167,11 +173,11 @@ async def _merge(trials: list[tuple[str, str]], workers: list[_Worker], pipes: l
                 raise RuntimeError(f"run worker {workers[k].pid} ended before sending every trial of its share")
             # The line is passed on as a view (no copy of a long record): it ends at the frame's end.
             await room.acquire()
+            if failed:
+                failed[0].result()  # a failed write stops the run here
             task = asyncio.create_task(append(memoryview(line)[first + 1:], line[:first].decode()))
             appends.add(task)
-            task.add_done_callback(appends.discard)
-            for done in [t for t in appends if t.done()]:
-                done.result()  # a failed write stops the run here
+            task.add_done_callback(finished)
         for worker, pipe in zip(workers, pipes, strict=True):
             line = await _frame(worker, pipe)
             first = line.find(b"\t")
@@ -183,7 +189,11 @@ async def _merge(trials: list[tuple[str, str]], workers: list[_Worker], pipes: l
             if summary is not None:
                 summary.merge(TrialSummary.from_json(line[first + 1:]))
         await asyncio.gather(*appends)
+        if failed:
+            failed[0].result()
     finally:
+        for task in failed[1:]:
+            task.exception()  # retrieved: the first failure is the one raised
         for task in appends:
             task.cancel()
 

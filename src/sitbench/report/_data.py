@@ -118,40 +118,53 @@ def load_runs(paths: Sequence[Path]) -> list[LoadedRun]:
     return [load_run(path, name) for path, name in zip(paths, run_names(paths), strict=True)]
 
 
-def select_failed(runs: Iterable[LoadedRun], cap: int) -> tuple[list[tuple[LoadedRun, ScoreRecord]], int]:
+def select_failed(runs: Sequence[LoadedRun], cap: int) -> tuple[list[tuple[LoadedRun, ScoreRecord]], int]:
     """Pick at most ``cap`` failed trials for the drill-down.
 
     When there are more than ``cap``, the pick is a round-robin over (run, configuration,
     category) groups in file order, so every group that failed is represented and the
-    choice is deterministic.
+    choice is deterministic. The scores are read twice: once to count each group's failures
+    (from which the round robin's depth in every group follows), once to keep the picked
+    records only, so memory holds ``cap`` records however many trials failed.
 
     Returns:
         The picked ``(run, score)`` pairs in report order (run, then file order) and the
         total number of failed trials.
     """
-    groups: dict[tuple[str, str, str], list[tuple[int, LoadedRun, ScoreRecord]]] = {}
-    order = 0
+    counts: dict[tuple[str, str, str], int] = {}  # groups in the order their first failure comes
     for run in runs:
         for record in run.scores:
             if is_failed(record):
-                group = groups.setdefault((run.name, record.config, record.category.value), [])
-                if len(group) < cap:  # the round robin never goes deeper than cap into a group
-                    group.append((order, run, record))
-                order += 1
-    total = order
-    if total <= cap:
-        picked = [item for group in groups.values() for item in group]
-    else:
-        picked = []
-        queues = list(groups.values())
-        depth = 0
-        while len(picked) < cap:
-            for queue in queues:
-                if depth < len(queue) and len(picked) < cap:
-                    picked.append(queue[depth])
-            depth += 1
-    picked.sort(key=lambda item: item[0])
-    return [(run, record) for _, run, record in picked], total
+                key = (run.name, record.config, record.category.value)
+                counts[key] = counts.get(key, 0) + 1
+    total = sum(counts.values())
+    take = dict(counts) if total <= cap else _round_robin(counts, cap)
+    picked: list[tuple[LoadedRun, ScoreRecord]] = []
+    if not any(take.values()):
+        return picked, total
+    seen = dict.fromkeys(counts, 0)
+    for run in runs:
+        for record in run.scores:
+            if is_failed(record):
+                key = (run.name, record.config, record.category.value)
+                if seen[key] < take[key]:
+                    picked.append((run, record))
+                seen[key] += 1
+    return picked, total
+
+
+def _round_robin(counts: dict[tuple[str, str, str], int], cap: int) -> dict[tuple[str, str, str], int]:
+    """How many of each group's first failures a round robin over the groups (in order, one from
+    each at every depth) picks before it has ``cap``; ``counts`` hold more than ``cap`` in all."""
+    take = dict.fromkeys(counts, 0)
+    picked = depth = 0
+    while picked < cap:
+        for key, count in counts.items():
+            if depth < count and picked < cap:
+                take[key] += 1
+                picked += 1
+        depth += 1
+    return take
 
 
 def load_failed_trials(picked: Sequence[tuple[LoadedRun, ScoreRecord]]) -> list[FailedTrial]:

@@ -30,8 +30,15 @@ def next_commands(
 ) -> list[tuple[str, str]]:
     """What to type next, given what the runs hold: ``(why, command)`` pairs, most pressing first."""
     steps: list[tuple[str, str]] = []
+    # One pass over each run's scores: its dropped trials, and how many configurations each probe failed in.
+    failures: Counter[tuple[str, str]] = Counter()
     for run in runs:
-        dropped = sum(1 for s in run.scores if s.status == "dropped")
+        dropped = 0
+        for s in run.scores:
+            if s.status == "dropped":
+                dropped += 1
+            elif is_failed(s):
+                failures[(run.name, s.probe_id)] += 1
         if dropped:
             m = run.manifest
             agent = getattr(m, "agent", None)
@@ -55,9 +62,6 @@ def next_commands(
             (f"sitbench analyze {_q(runs[0].path)} --json > analysis.json && "
              f"sitbench report {paths} --analysis analysis.json --out {report_out}"),
         ))
-    failures: Counter[tuple[str, str]] = Counter(
-        (run.name, s.probe_id) for run in runs for s in run.scores if is_failed(s)
-    )
     if failures:
         (name, probe), count = failures.most_common(1)[0]
         run = next(r for r in runs if r.name == name)

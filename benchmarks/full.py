@@ -4,7 +4,8 @@ Every stage is its own ``python -m sitbench`` process; its CPU time (user + syst
 resident memory are that child's own resource usage (``os.wait4``), so stages never blur.
 
 1. The full suite (10,000 probes; ``--dataset`` reuses one): generate, validate (the integrity checks).
-2. All nine configurations with ``--model mock/oracle``: run, score, metrics.
+2. All nine configurations with ``--model mock/oracle``: run, score, metrics; then analyze and report
+   (timed apart: what a user reads next).
 3. Configuration B alone over the suite: run + score + metrics (the figure to set beside Inspect's
    trivial task; ``benchmarks/inspect_eval.py`` measures that side).
 4. Scaling in trials: configuration B over 1/10, 1/5, 1/2 and all of the probes (``--shard 1/n``):
@@ -170,6 +171,9 @@ def main() -> None:
         total = Stage(sum(s.wall_s for _, s in stages), sum(s.cpu_s for _, s in stages),
                       max(s.peak_mb for _, s in stages))
         _row("run + score + metrics", total, trials)
+        # What a user reads next: both stream the scores (memory does not grow with the trials).
+        _row("analyze", _sitbench("analyze", str(run), "--json"), trials)
+        _row("report", _sitbench("report", str(run), "--out", str(out / f"report-{name}" / "report.html")), trials)
         return trials, total
 
     print(f"all nine configurations{f' (shard {all_shard})' if all_shard else ''}")
@@ -177,7 +181,7 @@ def main() -> None:
 
     print("scaling, configuration B")
     print(f"  {'shard':<8} {'trials':>7} {'run ms CPU/trial':>17} {'score ms CPU/trial':>19} {'wall s (3 stages)':>18}"
-          f" {'marginal run+score ms/trial':>28}")
+          f" {'marginal run+score ms/trial':>28} {'run/score peak MB':>18}")
     largest = ""
     previous: tuple[int, float] | None = None  # (trials, run + score CPU) of the row before
     for shard in b_shards:
@@ -196,7 +200,8 @@ def main() -> None:
                     if previous and trials > previous[0] else f"{'':28}")
         previous = (trials, cpu)
         print(f"  {shard or 'all':<8} {trials:>7} {1000 * run_stage.cpu_s / trials:>17.3f} "
-              f"{1000 * score_stage.cpu_s / trials:>19.3f} {wall:>18.2f} {marginal}")
+              f"{1000 * score_stage.cpu_s / trials:>19.3f} {wall:>18.2f} {marginal} "
+              f"{f'{run_stage.peak_mb:.0f} / {score_stage.peak_mb:.0f}':>18}")
         largest = name
     print(f"configuration B, {largest}: the figure beside Inspect's trivial task (benchmarks/inspect_eval.py)")
 

@@ -184,15 +184,24 @@ class WordPieceCounter:
         # same items come back in other selections and numberings: each item's count is remembered.
         # The counts add up: the space of "; " is a chunk boundary, and the pre-tokenizer makes the ";"
         # a word piece of its own whatever precedes it.
+        # An item's first chunk (a chronicle's "[12]", a state's date) is counted apart and the rest is
+        # remembered, so that a record counts once whatever its number in a selection: the space after
+        # the first chunk is a chunk boundary.
         items = field.split("; ")
         total = (len(items) - 1) * self._semicolon
         fresh = []
+        heads = []
         for item in items:
+            head, space, rest = item.partition(" ")
+            if space and len(rest) >= _ITEM_MIN:
+                heads.append(head)
+                item = rest
             count = self._items.get(item)
             if count is None:
                 fresh.append(item)
             else:
                 total += count
+        total += sum(self._chunk_counts([chunk for head in heads for chunk in _chunks(head)]))
         if fresh:
             parts = [_chunks(item) for item in fresh]
             counts = self._chunk_counts([chunk for chunks in parts for chunk in chunks])

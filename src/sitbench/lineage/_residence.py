@@ -140,12 +140,35 @@ _PRESENT = (
 )
 
 
-@lru_cache(maxsize=4096)
-def _patterns(city: str) -> tuple[tuple[re.Pattern[str], Tense], ...]:
-    x = r"(?<![\w-])" + re.escape(city) + r"(?![\w-])"
-    compiled = [(re.compile(p.replace("{x}", x), re.IGNORECASE), Tense.PAST) for p in _PAST]
-    compiled += [(re.compile(p.replace("{x}", x), re.IGNORECASE), Tense.PRESENT) for p in _PRESENT]
-    return tuple(compiled)
+_TEMPLATES = tuple((p, Tense.PAST) for p in _PAST) + tuple((p, Tense.PRESENT) for p in _PRESENT)
+
+
+def _city_regex(city: str) -> str:
+    return r"(?<![\w-])" + re.escape(city) + r"(?![\w-])"
+
+
+@lru_cache(maxsize=65536)
+def _pattern(city: str, template: int) -> re.Pattern[str]:
+    """Phrasing ``template`` of :data:`_TEMPLATES` about ``city``."""
+    return re.compile(_TEMPLATES[template][0].replace("{x}", _city_regex(city)), re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _AnyCity:
+    lowered: tuple[str, ...]
+    """Each city in lower case (a city is looked for only in texts that hold it)."""
+    patterns: tuple[re.Pattern[str] | None, ...]
+    """Each phrasing about any of the cities (city ``i`` is group ``c<i>``); None for a phrasing that
+    starts with the city, which is searched for one city at a time (an alternation of every city at
+    every position of a text costs more than it saves)."""
+
+
+@lru_cache(maxsize=64)
+def _any_city(cities: tuple[str, ...]) -> _AnyCity:
+    alternation = "(?:" + "|".join(f"(?P<c{i}>{_city_regex(city)})" for i, city in enumerate(cities)) + ")"
+    return _AnyCity(tuple(city.lower() for city in cities), tuple(
+        None if template.startswith("{x}") else re.compile(template.replace("{x}", alternation), re.IGNORECASE)
+        for template, _ in _TEMPLATES))
 
 
 def city_mentions(text: str, cities: list[str]) -> list[CityMention]:
@@ -158,14 +181,33 @@ def city_mentions(text: str, cities: list[str]) -> list[CityMention]:
     Returns:
         At most one mention per city and tense (the first matching phrase), in the order of ``cities``.
     """
+    unique = tuple(dict.fromkeys(cities))
+    any_city = _any_city(unique)
     lowered = text.lower()
+    present = [(i, city) for i, (city, low) in enumerate(zip(unique, any_city.lowered, strict=True)) if low in lowered]
+    if not present:
+        return []
+    # A phrasing about any city is searched for once; where its first match is about this city, it is
+    # the first match of the phrasing about this city alone (a match about this city is a match about
+    # any, and the alternation tries the same paths in the same order); where it finds none, there is
+    # none about this city; where it is about another city, this city's own pattern is searched for.
+    found: dict[int, re.Match[str] | None] = {}
     out = []
-    for city in cities:
-        if city.lower() not in lowered:
-            continue
+    for index, city in present:
         seen: set[Tense] = set()
-        for pattern, tense in _patterns(city):
-            if tense not in seen and (m := pattern.search(text)):
+        for template, (_, tense) in enumerate(_TEMPLATES):
+            if tense in seen:
+                continue
+            pattern = any_city.patterns[template]
+            if pattern is None:
+                m = _pattern(city, template).search(text)
+            else:
+                if template not in found:
+                    found[template] = pattern.search(text)
+                m = found[template]
+                if m is not None and m.group(f"c{index}") is None:
+                    m = _pattern(city, template).search(text)
+            if m is not None:
                 seen.add(tense)
                 out.append(CityMention(city=city, tense=tense, phrase=m.group(0)))
     return out

@@ -6,8 +6,9 @@ resident memory are that child's own resource usage (``os.wait4``), so stages ne
 1. The full suite (10,000 probes; ``--dataset`` reuses one): generate, validate (the integrity checks).
 2. All nine configurations with ``--model mock/oracle``: run, score, metrics; then analyze and report
    (timed apart: what a user reads next).
-3. Configuration B alone over the suite: run + score + metrics (the figure to set beside Inspect's
-   trivial task; ``benchmarks/inspect_eval.py`` measures that side).
+3. Configuration B alone over the suite: run + score + metrics, beside Inspect's trivial task with as
+   many samples on its own mockllm (``benchmarks/inspect_trivial.py``, one generate and an exact-match
+   scorer per sample, offline token count), as a ratio of wall times.
 4. Scaling in trials: configuration B over 1/10, 1/5, 1/2 and all of the probes (``--shard 1/n``):
    run and score cost per trial.
 5. Scaling in dataset size: the dev (2,000 probes), heldout (8,000) and full (10,000) suites, each
@@ -82,6 +83,35 @@ def _reference() -> float:
 def _trials(run: Path) -> int:
     with (run / "responses.jsonl").open("rb") as handle:
         return sum(1 for line in handle if line.strip())
+
+
+def _beside_inspect(out: Path, largest: tuple[int, float] | None, sitbench_wall: float) -> None:
+    """Inspect's trivial task (``benchmarks/inspect_trivial.py``) with as many samples as the largest
+    configuration-B row has trials, on mockllm, and the ratio of the two wall times."""
+    if largest is None:
+        return
+    trials = largest[0]
+    try:
+        import inspect_ai  # noqa: F401
+    except ImportError:
+        print("  Inspect's trivial task: inspect-ai is not installed (pip install inspect-ai), not measured")
+        return
+    task = Path(__file__).with_name("inspect_trivial.py")
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "inspect_ai", "eval", f"{task}@trivial", "-T",
+                                f"samples={trials}", "--model", "mockllm/model", "--max-connections", "8",
+                                "--log-dir", str(out / "inspect-logs"), "--display", "none"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        print(f"  Inspect's trivial task failed: {stderr[-500:]}")
+        return
+    _row(f"Inspect trivial, {trials} samples", Stage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024),
+         trials)
+    print(f"  sitbench configuration B, {trials} trials (run + score + metrics): {sitbench_wall:.2f} s wall = "
+          f"{sitbench_wall / wall:.2f} x Inspect's trivial task")
 
 
 def _checks_cost(dataset: Path) -> float:
@@ -184,6 +214,7 @@ def main() -> None:
           f" {'marginal run+score ms/trial':>28} {'run/score peak MB':>18}")
     largest = ""
     previous: tuple[int, float] | None = None  # (trials, run + score CPU) of the row before
+    b_wall = 0.0
     for shard in b_shards:
         name = f"B-{(shard or 'all').replace('/', 'of')}"
         run = out / name
@@ -199,11 +230,12 @@ def main() -> None:
         marginal = (f"{1000 * (cpu - previous[1]) / (trials - previous[0]):28.3f}"
                     if previous and trials > previous[0] else f"{'':28}")
         previous = (trials, cpu)
+        b_wall = wall
         print(f"  {shard or 'all':<8} {trials:>7} {1000 * run_stage.cpu_s / trials:>17.3f} "
               f"{1000 * score_stage.cpu_s / trials:>19.3f} {wall:>18.2f} {marginal} "
               f"{f'{run_stage.peak_mb:.0f} / {score_stage.peak_mb:.0f}':>18}")
         largest = name
-    print(f"configuration B, {largest}: the figure beside Inspect's trivial task (benchmarks/inspect_eval.py)")
+    _beside_inspect(out, previous, b_wall)
 
     print("scaling in dataset size, configuration B over every probe")
     print(f"  {'suite':<8} {'probes':>7} {'validate s CPU':>15} {'run ms CPU/trial':>17} {'score ms CPU/trial':>19}"

@@ -44,7 +44,7 @@ _scalars = st.one_of(_strings, st.integers(-3, 3), st.booleans(), st.none())
 class _Record(BaseModel):
     text: str
     items: list[str]
-    table: dict[str, int | bool | None | str]
+    table: dict[str, int | bool | str | None]
     nested: list[dict[str, str]]
 
 

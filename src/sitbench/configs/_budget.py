@@ -273,7 +273,7 @@ _DEFAULT_COUNTER: WordPieceCounter | None = None
 # Chunks remembered by a counter before it starts again (a few tens of MB at most).
 _MEMO_CHUNKS = 200_000
 _SEPARATOR = "] ["
-# Fields of a prompt this long or longer have their counts remembered, up to this many characters in all.
+# Fields of a prompt this long or longer are counted item by item and have their counts remembered.
 _FIELD_MIN = 256
 # Field digests remembered before starting again (about a hundred bytes each).
 _FIELDS = 200_000

@@ -42,6 +42,7 @@ from sitbench.schema._lineage import (
     RelationshipVersion,
 )
 from sitbench.schema._observation import (
+    STATED_DATE_PATTERN,
     CheckResult,
     Confidence,
     ConfidenceLevel,
@@ -92,6 +93,7 @@ __all__ = [
     "BeliefVersion",
     "CapabilityMode",
     "Category",
+    "STATED_DATE_PATTERN",
     "CheckResult",
     "ClaimProvenance",
     "ClosedWorldDeclaration",

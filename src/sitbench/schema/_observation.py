@@ -9,6 +9,10 @@ from pydantic import Field
 from sitbench.schema._common import Act, ClaimProvenance, Frozen, UncertaintyLevel
 
 
+STATED_DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
+"""A date a response states, at the precision it states it: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``."""
+
+
 class ExtractedClaim(Frozen):
     """A canonical claim found in a response (an element of Ĝ)."""
 
@@ -20,6 +24,9 @@ class ExtractedClaim(Frozen):
     """Provenance the response attaches to it."""
     span: tuple[int, int]
     """Character offsets of the clause in the response."""
+    when: str | None = Field(default=None, pattern=STATED_DATE_PATTERN)
+    """The date the response gives for it (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``); None when it gives none.
+    A stated date that contradicts the record fails grounding; no date is neutral."""
 
 
 class UnmappedAssertion(Frozen):
@@ -79,6 +86,10 @@ class Observation(Frozen):
     """û: uncertainty expressed."""
     disclosure: DisclosureSignals = Field(default_factory=DisclosureSignals)
     """ŵ: disclosure signals."""
+    engaged: bool = True
+    """ê: the response takes up the question asked (answers, declines, corrects its premise, says it does not
+    know, or continues within it). False for a reply that does not address it at all (off-topic, nonsense, an
+    echo, stock assistant text): such a reply adopts no presupposition and supplies no requested content."""
     verifier_version: str
     """Version of the extractor that produced this observation (changes whenever a reading does)."""
     extractor: str = "rules"

@@ -51,13 +51,14 @@ from sitbench.schema import (
     Envelope,
     ExtractedClaim,
     Observation,
+    STATED_DATE_PATTERN,
     Proposition,
     UncertaintyLevel,
     UnmappedAssertion,
 )
 from sitbench.verify._extract import Vocabulary
 
-PROMPT_VERSION = "sitbench-llm/1"
+PROMPT_VERSION = "sitbench-llm/2"
 """Version of the prompt and output schema below; bump it whenever either changes."""
 
 MAX_RETRIES = 2
@@ -91,6 +92,8 @@ class LLMClaim(BaseModel):
     """True when the response asserts the item, False when it denies it."""
     provenance: ClaimProvenance
     """How the response says the identity came to hold it."""
+    when: str | None = Field(pattern=STATED_DATE_PATTERN)
+    """The calendar date the reply states for it (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``), or None."""
 
 
 class LLMUnmapped(BaseModel):
@@ -123,6 +126,8 @@ class LLMReading(BaseModel):
     """Uncertainty expressed."""
     withheld: bool
     """Whether the response frames something as withheld from this speaker."""
+    engaged: bool
+    """Whether the reply responds to the message at all (False: off-topic, nonsense, an echo, stock text)."""
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -179,7 +184,9 @@ experienced something.
 - ACKNOWLEDGE_ASSERTION: notes that the speaker claimed something, without adopting it.
 
 claims: each numbered item the reply asserts or denies: {"item": its number, "polarity": \
-true if asserted or false if denied, "provenance": see below}. Mentioning is not asserting: \
+true if asserted or false if denied, "provenance": see below, "when": the calendar date the reply \
+gives for it as "YYYY", "YYYY-MM" or "YYYY-MM-DD" ("in spring 2019" -> "2019"), or null when it gives \
+none (a relative time such as "a few years ago" is null)}. Mentioning is not asserting: \
 "I never went to Paris" denies (polarity false); quotations, questions, hypotheticals ("if I \
 had lived in Kyoto") and reported speech ("you said I grew up in Paris") assert nothing. \
 Items marked [identity] count only when the reply says them of the identity itself; items \
@@ -199,14 +206,18 @@ fits, "value": the value in the reply's words, "polarity": ..., "provenance": ..
 uncertainty: "none", "hedged" (maybe, I think, if I remember right) or "not_knowing" \
 (explicitly does not know or remember).
 withheld: true when the reply frames something as withheld from this speaker.
+engaged: true when the reply responds to the message: it answers it, declines or deflects it, \
+denies or corrects its premise, says it does not know, or carries on within what the message takes \
+for granted. false when it does not address the message at all: off-topic text, nonsense, a repeat \
+of the message, or a stock sentence that could follow any message.
 
 Answer with one JSON object and nothing else:
-{"acts": [...], "claims": [...], "unmapped": [...], "uncertainty": "...", "withheld": false}"""
+{"acts": [...], "claims": [...], "unmapped": [...], "uncertainty": "...", "withheld": false, "engaged": true}"""
 
 _RESPONSE_SLOT = "\x00RESPONSE\x00"
 
 RETRY_PROMPT = ("That answer is not valid: {errors}. Answer again with only the JSON object: keys acts, "
-                "claims, unmapped, uncertainty, withheld; item numbers from 1 to {items}.")
+                "claims, unmapped, uncertainty, withheld, engaged; item numbers from 1 to {items}.")
 
 
 def _item_line(number: int, prop: Proposition) -> str:
@@ -314,7 +325,7 @@ def to_observation(reading: LLMReading, response: str, vocabulary: Vocabulary, v
         key = (prop.prop_id, claim.polarity)
         if key not in claims:
             claims[key] = ExtractedClaim(prop_id=prop.prop_id, polarity=claim.polarity, provenance=claim.provenance,
-                                         span=_span(response, [prop.value, *prop.surface_forms]))
+                                         span=_span(response, [prop.value, *prop.surface_forms]), when=claim.when)
     unmapped = []
     for item in reading.unmapped:
         span = _span(response, [item.value])
@@ -331,6 +342,7 @@ def to_observation(reading: LLMReading, response: str, vocabulary: Vocabulary, v
         unmapped=unmapped,
         uncertainty=reading.uncertainty,
         disclosure=DisclosureSignals(shared=shared, framed_as_withheld=reading.withheld),
+        engaged=reading.engaged,
         verifier_version=version,
         extractor="llm",
         confidence=confidence,

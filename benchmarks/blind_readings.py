@@ -1,0 +1,150 @@
+"""Blind readings: the contract scorer measured apart from any extractor.
+
+A blind reader (a person, or a model session) is given nothing but what the LLM extractor's prompt
+renders for one response: the instructions, the numbered items, the closed-world slots, the envelope
+and the reply. Its JSON answers are frozen with the prompt version and each prompt's SHA-256, then
+replayed through ``--extractor llm:replay/FILE`` (the readings are the model's answers) and scored by
+sitbench; verdict agreement, false-reject and false-accept are measured against the annotated corpus.
+
+``python benchmarks/blind_readings.py prepare --out DIR``
+    Picks the cases (the whole held-out slice and a seeded sample of the development split) and writes
+    the readers' packets under ``DIR/packets/`` and the private key ``DIR/key.json`` (never shown to a
+    reader: it maps each opaque reading id to its corpus case and prompt hash).
+``python benchmarks/blind_readings.py freeze --dir DIR``
+    Validates every answer in ``DIR/answers/*.jsonl`` against the extractor's output schema and writes
+    the frozen readings file (``tests/verify/corpus/blind/<prompt version>.jsonl`` by default).
+``python benchmarks/blind_readings.py score [--readings FILE]``
+    Replays the frozen readings and prints the figures, held-out slice and whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "verify" / "corpus"))
+
+import corpus_tool  # noqa: E402
+
+from sitbench.candidates import Message  # noqa: E402
+from sitbench.verify._llm import PROMPT_VERSION, SYSTEM_PROMPT, parse_reading, render_prompt  # noqa: E402
+
+BLIND_DIR = ROOT / "tests" / "verify" / "corpus" / "blind"
+_SPLIT = "\nDate: "
+
+
+def prompt_sha256(messages: list[Message]) -> str:
+    """The key a frozen reading is stored and replayed under: the SHA-256 of the rendered messages."""
+    payload = json.dumps([[m.role, m.content] for m in messages], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def select_cases(size: int, seed: int) -> list[dict[str, Any]]:
+    """The held-out slice whole, then development cases in a seeded hash order up to ``size``."""
+    heldout = corpus_tool.load_corpus("heldout")
+    dev = corpus_tool.load_corpus("dev")
+    dev.sort(key=lambda c: hashlib.sha256(f"{seed}:{c['id']}".encode()).hexdigest())
+    return heldout + dev[:max(0, size - len(heldout))]
+
+
+def prepare(out: Path, size: int, seed: int, packets: int) -> None:
+    cases = select_cases(size, seed)
+    order = sorted(cases, key=lambda c: hashlib.sha256(f"order:{seed}:{c['id']}".encode()).hexdigest())
+    key: dict[str, dict[str, str]] = {}
+    by_packet: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+    for n, case in enumerate(order, start=1):
+        judge = corpus_tool.judge_for(case["dataset"])
+        envelope = judge.envelope(judge.probe(case["probe_id"]))
+        messages = render_prompt(case["response"], envelope, judge.vocabulary(envelope))
+        assert messages[0].content == SYSTEM_PROMPT
+        head, _, tail = messages[1].content.partition(_SPLIT)
+        reading_id = f"R{n:04d}"
+        key[reading_id] = {"case": case["id"], "prompt_sha256": prompt_sha256(messages)}
+        by_packet[(n - 1) % packets].append((reading_id, head, "Date: " + tail))
+    (out / "packets").mkdir(parents=True, exist_ok=True)
+    for index, rows in by_packet.items():
+        heads = list(dict.fromkeys(head for _, head, _ in rows))
+        lines = [f"# Packet {index + 1}", "", "## Instructions (the system message of every prompt)", "",
+                 SYSTEM_PROMPT, ""]
+        for h, head in enumerate(heads, start=1):
+            lines += [f"## Item list {h} (the first part of the user message of the prompts that name it)", "",
+                      head.rstrip(), ""]
+        lines += ["## Prompts", ""]
+        for reading_id, head, tail in rows:
+            lines += [f"### {reading_id} (item list {heads.index(head) + 1})", "", tail, ""]
+        (out / "packets" / f"packet-{index + 1}.md").write_text("\n".join(lines), encoding="utf-8")
+    (out / "key.json").write_text(json.dumps({"prompt_version": PROMPT_VERSION, "seed": seed, "readings": key},
+                                             indent=1), encoding="utf-8")
+    print(f"{len(cases)} cases ({sum(corpus_tool.is_heldout(c['id']) for c in cases)} held-out) in "
+          f"{len(by_packet)} packets under {out}")
+
+
+def freeze(directory: Path, out: Path | None) -> Path:
+    """Validate the readers' answers against the extractor's output schema and write the frozen readings."""
+    key = json.loads((directory / "key.json").read_text(encoding="utf-8"))
+    if key["prompt_version"] != PROMPT_VERSION:
+        raise SystemExit(f"{directory / 'key.json'}: prepared under {key['prompt_version']}, the extractor is "
+                         f"{PROMPT_VERSION}; prepare and read again (a reading is never replayed against another "
+                         "prompt version)")
+    cases = {c["id"]: c for c in corpus_tool.load_corpus("all")}
+    answers: dict[str, str] = {}
+    for path in sorted((directory / "answers").glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                row = json.loads(line)
+                if row["id"] in answers:
+                    raise SystemExit(f"{path}:{number}: reading {row['id']} is answered twice")
+                answers[row["id"]] = json.dumps(row["answer"], ensure_ascii=False, sort_keys=True)
+    missing = sorted(set(key["readings"]) - set(answers))
+    if missing:
+        raise SystemExit(f"{len(missing)} readings have no answer, e.g. {missing[:5]}")
+    rows = []
+    for reading_id, entry in key["readings"].items():
+        case = cases[entry["case"]]
+        judge = corpus_tool.judge_for(case["dataset"])
+        envelope = judge.envelope(judge.probe(case["probe_id"]))
+        vocabulary = judge.vocabulary(envelope)
+        messages = render_prompt(case["response"], envelope, vocabulary)
+        if prompt_sha256(messages) != entry["prompt_sha256"]:
+            raise SystemExit(f"{reading_id}: the prompt of case {case['id']} changed since the packets were written")
+        slots = list(dict.fromkeys(d.slot for d in vocabulary.closed_world))
+        reading, error = parse_reading(answers[reading_id], len(vocabulary.universe), slots)
+        if reading is None:
+            raise SystemExit(f"{reading_id}: the answer does not validate: {error}")
+        rows.append({"case": case["id"], "prompt_version": PROMPT_VERSION, "prompt_sha256": entry["prompt_sha256"],
+                     "answer": answers[reading_id]})
+    rows.sort(key=lambda r: r["case"])
+    target = out or BLIND_DIR / f"{PROMPT_VERSION.replace('/', '-')}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"froze {len(rows)} readings under {PROMPT_VERSION} in {target}")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="write the readers' packets and the private key")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--size", type=int, default=640)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--packets", type=int, default=7)
+    f = sub.add_parser("freeze", help="validate the answers and write the frozen readings")
+    f.add_argument("--dir", type=Path, required=True)
+    f.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if args.command == "prepare":
+        prepare(args.out, args.size, args.seed, args.packets)
+    elif args.command == "freeze":
+        freeze(args.dir, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -10,6 +10,7 @@ no traceback.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -33,6 +34,9 @@ class Invocation:
     """Environment variables set for the call (``""`` unsets one)."""
     stdin: str = ""
     """Text on standard input."""
+    any_of: tuple[str, ...] = ()
+    """When given, the line must also contain one of these at least: e.g. each field a validator may name first,
+    where several are wrong and which one comes first is the validator's choice, not sitbench's."""
 
 
 @dataclass(frozen=True)
@@ -259,6 +263,8 @@ def problems(outcome: Outcome, invocation: Invocation) -> list[str]:
         missing = [name for name in invocation.names if name not in lines[0]]
         if missing:
             found.append(f"the line does not name {missing}: {lines[0][:400]!r}")
+        if invocation.any_of and not any(name in lines[0] for name in invocation.any_of):
+            found.append(f"the line names none of {list(invocation.any_of)}: {lines[0][:400]!r}")
     return found
 
 
@@ -267,6 +273,6 @@ def check(case: BadInput, root: Path, templates: Templates) -> tuple[Invocation,
     workspace = Workspace(root, templates)
     invocation = case.build(workspace)
     env = {"SITBENCH_CACHE_DIR": str(root / "cache"), **invocation.env}
-    invocation = Invocation(invocation.argv, invocation.names, env, invocation.stdin)
+    invocation = dataclasses.replace(invocation, env=env)
     outcome = execute(invocation)
     return invocation, outcome, problems(outcome, invocation)

@@ -13,6 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
+from sitbench.chi import ChiReport
+from sitbench.res import ResScore
+
 from ._harness import (
     BINARY,
     INVALID_UTF8,
@@ -773,12 +778,33 @@ _wrong("wrong type/field", "res/score-sit-responses",
        lambda ws: ["res", "score", str(ws.run() / "responses.jsonl")], "responses.jsonl", "line 1", "scenario_id")
 _wrong("wrong type/field", "chi/eimc-given-a-manifest", lambda ws: ["chi", "eimc", str(ws.chi() / "manifest.json")],
        "manifest.json", "analysis")
-_wrong("wrong type/field", "report/res-given-a-chi-report",
-       lambda ws: ["report", str(ws.run()), "--out", str(ws.root / "r.html"), "--res", str(ws.chi() / "report.json")],
-       "report.json", "models")
-_wrong("wrong type/field", "report/chi-given-a-res-summary",
-       lambda ws: ["report", str(ws.run()), "--out", str(ws.root / "r.html"), "--chi", str(ws.res() / "summary.json")],
-       "summary.json", "models")
+
+
+def _fields_at_odds(model: type[BaseModel], path: Path) -> tuple[str, ...]:
+    """Each field a validator of ``model`` may name first for the JSON object in ``path``, quoted as the error line
+    quotes it: the required fields the object lacks, and its keys the model forbids (pydantic 2.13 names the
+    forbidden ``models`` of a RES summary read as a CHI report first, 2.14 the missing ``label``)."""
+    keys = set(json.loads(path.read_text(encoding="utf-8")))
+    lacking = [name for name, info in model.model_fields.items() if info.is_required() and name not in keys]
+    forbidden = sorted(keys - set(model.model_fields)) if model.model_config.get("extra") == "forbid" else []
+    assert lacking or forbidden, f"{path} is a valid {model.__name__}"
+    return tuple(f"field {name!r}" for name in lacking + forbidden)
+
+
+@case("wrong type/field", "report/res-given-a-chi-report")
+def _res_given_a_chi_report(ws: Workspace) -> Invocation:
+    chi_report = ws.chi() / "report.json"
+    return Invocation(["report", str(ws.run()), "--out", str(ws.root / "r.html"), "--res", str(chi_report)],
+                      ("report.json",), any_of=_fields_at_odds(ResScore, chi_report))
+
+
+@case("wrong type/field", "report/chi-given-a-res-summary")
+def _chi_given_a_res_summary(ws: Workspace) -> Invocation:
+    summary = ws.res() / "summary.json"
+    return Invocation(["report", str(ws.run()), "--out", str(ws.root / "r.html"), "--chi", str(summary)],
+                      ("summary.json",), any_of=_fields_at_odds(ChiReport, summary))
+
+
 _wrong("wrong type/field", "judge/batch-given-run-responses",
        lambda ws: ["judge", str(ws.dataset()), "--batch", str(ws.run() / "responses.jsonl")], "responses.jsonl",
        "probe")

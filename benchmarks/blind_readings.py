@@ -32,17 +32,11 @@ sys.path.insert(0, str(ROOT / "tests" / "verify" / "corpus"))
 
 import corpus_tool  # noqa: E402
 
-from sitbench.candidates import Message  # noqa: E402
+from sitbench.candidates.replay import prompt_sha256  # noqa: E402
 from sitbench.verify._llm import PROMPT_VERSION, SYSTEM_PROMPT, parse_reading, render_prompt  # noqa: E402
 
 BLIND_DIR = ROOT / "tests" / "verify" / "corpus" / "blind"
 _SPLIT = "\nDate: "
-
-
-def prompt_sha256(messages: list[Message]) -> str:
-    """The key a frozen reading is stored and replayed under: the SHA-256 of the rendered messages."""
-    payload = json.dumps([[m.role, m.content] for m in messages], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 def select_cases(size: int, seed: int) -> list[dict[str, Any]]:
@@ -127,6 +121,46 @@ def freeze(directory: Path, out: Path | None) -> Path:
     return target
 
 
+def blind_readings(readings_path: Path | None = None) -> list[tuple[dict[str, Any], Any, Any]]:
+    """Every frozen reading replayed through the LLM extractor and scored: (case, judgement, Reading)."""
+    path = readings_path or BLIND_DIR / f"{PROMPT_VERSION.replace('/', '-')}.jsonl"
+    wanted = {json.loads(line)["case"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    cases = [c for c in corpus_tool.load_corpus("all") if c["id"] in wanted]
+    got = corpus_tool.readings(cases, f"llm:replay/{path}")
+    dropped = [raw["id"] for raw, judgement, _ in got if "llm_call_failed" in judgement.observation.confidence.signals]
+    if dropped:
+        raise SystemExit(f"{len(dropped)} readings were not replayed (their prompt changed), e.g. {dropped[:5]}")
+    return got
+
+
+def score(readings_path: Path | None, show_dev: bool) -> dict[str, Any]:
+    """Print verdict agreement, false-reject and false-accept of the replayed readings; return the figures."""
+    from sitbench.verify import compare, format_figures
+
+    got = blind_readings(readings_path)
+    out: dict[str, Any] = {}
+    for split, keep in (("held-out slice", corpus_tool.is_heldout), ("whole", lambda _id: True)):
+        rows = [r for raw, _, r in got if keep(raw["id"])]
+        report = compare(rows)
+        out[split] = report.overall
+        print(format_figures(f"{split} ({len(rows)} responses)", report.overall))
+        for group in ("category", "dataset"):
+            for value, figures in sorted(report.groups.get(group, {}).items()):
+                print("  " + format_figures(f"{group} {value}", figures))
+    if show_dev:
+        # Development cases only: the held-out slice is measured, never inspected.
+        for raw, judgement, reading in got:
+            if corpus_tool.is_heldout(raw["id"]) or all(a == b for a, b in reading.verdicts):
+                continue
+            checks = {k: v.reason for k, v in judgement.verdict.checks.items() if not v.passed}
+            print(f"\n{raw['id']} {raw['dataset']} {raw['probe_id']} annotated valid={raw['valid']} "
+                  f"partner={raw['partner_valid']} scored={judgement.verdict.valid} "
+                  f"partner={judgement.partner.valid if judgement.partner else None}\n  {raw['response'][:400]}\n"
+                  f"  failed: {checks}\n  reading: {judgement.observation.model_dump_json(exclude={'confidence'})}"
+                  f"\n  gold: acts={raw['acts']} claims={raw['claims']} unmapped={raw['unmapped']}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -138,8 +172,14 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("freeze", help="validate the answers and write the frozen readings")
     f.add_argument("--dir", type=Path, required=True)
     f.add_argument("--out", type=Path, default=None)
+    s = sub.add_parser("score", help="replay the frozen readings and print the figures")
+    s.add_argument("--readings", type=Path, default=None)
+    s.add_argument("--show-dev-disagreements", action="store_true",
+                   help="also print each development case whose verdict differs (never a held-out one)")
     args = parser.parse_args(argv)
-    if args.command == "prepare":
+    if args.command == "score":
+        score(args.readings, args.show_dev_disagreements)
+    elif args.command == "prepare":
         prepare(args.out, args.size, args.seed, args.packets)
     elif args.command == "freeze":
         freeze(args.dir, args.out)

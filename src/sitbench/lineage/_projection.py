@@ -93,6 +93,9 @@ class SituatedState:
     """S_τ."""
     ever_true: frozenset[str] = field(default_factory=frozenset)
     """Props that held at some point ≤ τ (for reporting former stances)."""
+    onsets: dict[str, tuple[dt.date, ...]] = field(default_factory=dict)
+    """Prop id → the dates ≤ τ on which it became true (a move, a start, an acquisition, a change of mind):
+    what a date a response gives for a claim is checked against."""
 
     def clearance_of(self, interlocutor_id: str) -> Tier:
         """Clearance of an interlocutor at τ; strangers are public."""
@@ -130,15 +133,20 @@ def _situated_state(lineage: Lineage, tau: dt.date) -> SituatedState:
     truths: dict[str, bool] = {}
     tiers: dict[str, Tier] = {}
     ever: set[str] = set()
+    onsets: dict[str, list[dt.date]] = {}
     for event in past.events:
         for prop_id in event.retracts:
             truths.pop(prop_id, None)
         for signed in event.asserts:
+            if signed.polarity and truths.get(signed.prop_id) is not True:
+                onsets.setdefault(signed.prop_id, []).append(event.t)
             truths[signed.prop_id] = signed.polarity
             tiers[signed.prop_id] = event.disclosure
             if signed.polarity:
                 ever.add(signed.prop_id)
     for edge in past.acquisitions:
+        if edge.t not in onsets.get(edge.prop_id, ()):
+            onsets.setdefault(edge.prop_id, []).append(edge.t)
         truths[edge.prop_id] = True
         ever.add(edge.prop_id)
         source = past.event(edge.source_event)
@@ -156,4 +164,5 @@ def _situated_state(lineage: Lineage, tau: dt.date) -> SituatedState:
         beliefs=beliefs,
         profile=profile_at(lineage, tau),
         ever_true=frozenset(ever),
+        onsets={prop_id: tuple(sorted(dates)) for prop_id, dates in onsets.items()},
     )

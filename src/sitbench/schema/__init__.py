@@ -52,7 +52,7 @@ from sitbench.schema._observation import (
     UnmappedAssertion,
     Verdict,
 )
-from sitbench.schema._predicates import Predicate, PredicateKind
+from sitbench.schema._predicates import Predicate, PredicateKind, provenance_satisfies
 from sitbench.schema._probe import (
     Contract,
     Envelope,
@@ -63,7 +63,13 @@ from sitbench.schema._probe import (
     Turn,
     envelope_for,
 )
-from sitbench.schema._registry import ClosedWorldDeclaration, Proposition, Registry
+from sitbench.schema._registry import (
+    ClosedWorldDeclaration,
+    CompatibilityVocabulary,
+    Proposition,
+    Registry,
+    ValueNode,
+)
 
 SCHEMA_VERSION = "1.0"
 
@@ -97,6 +103,7 @@ __all__ = [
     "CheckResult",
     "ClaimProvenance",
     "ClosedWorldDeclaration",
+    "CompatibilityVocabulary",
     "Confidence",
     "ConfidenceLevel",
     "Configuration",
@@ -133,6 +140,7 @@ __all__ = [
     "UncertaintyLevel",
     "UncertaintyRule",
     "UnmappedAssertion",
+    "ValueNode",
     "Verdict",
     "VisibleAcquisition",
     "VisibleBelief",
@@ -140,4 +148,5 @@ __all__ = [
     "VisibleRelationshipVersion",
     "VisibleStance",
     "envelope_for",
+    "provenance_satisfies",
 ]

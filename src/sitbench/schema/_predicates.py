@@ -7,7 +7,10 @@ needs data (registry propositions with these predicates), not code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum, StrEnum
+
+from sitbench.schema._common import ClaimProvenance
 
 
 class PredicateKind(str, Enum):
@@ -32,6 +35,30 @@ class PredicateKind(str, Enum):
     """A belief stance; a former stance reported as former is not a current one."""
     STANCE_CHANGE = "stance_change"
     """That the identity changed its mind on a belief."""
+
+    @property
+    def provenance_at_issue(self) -> bool:
+        """Whether how the identity came to hold such a claim is what a probe tests (seed §2.6, §4.2 C).
+
+        Acquired knowledge and world facts: yes — a contract's provenance list holds, and general knowledge
+        must be labelled as such. Places, organisations, fields of work, plans, names, stances and changes of
+        mind: no — any own provenance, or none stated (``unspecified``), satisfies a personal requirement,
+        and only a conflicting one (general knowledge, or a report by someone else the contract does not
+        allow) fails."""
+        return _PROVENANCE_AT_ISSUE[self]
+
+
+_PROVENANCE_AT_ISSUE: dict[PredicateKind, bool] = {
+    PredicateKind.PLACE: False,
+    PredicateKind.ORGANIZATION: False,
+    PredicateKind.FIELD: False,
+    PredicateKind.KNOWLEDGE: True,
+    PredicateKind.WORLD_FACT: True,
+    PredicateKind.PLAN: False,
+    PredicateKind.NAME: False,
+    PredicateKind.STANCE: False,
+    PredicateKind.STANCE_CHANGE: False,
+}
 
 
 class Predicate(StrEnum):
@@ -105,3 +132,29 @@ _KINDS: dict[Predicate, PredicateKind] = {
     Predicate.STANCE: PredicateKind.STANCE,
     Predicate.STANCE_CHANGE: PredicateKind.STANCE_CHANGE,
 }
+
+
+_OWN = frozenset({ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED})
+
+
+def provenance_satisfies(given: ClaimProvenance, allowed: Sequence[ClaimProvenance], predicate: Predicate) -> bool:
+    """Whether a claim's provenance meets a signed claim's provenance list (scorer v3, SPEC §2.6).
+
+    The one rule for required claims, prohibited claims and the disjointness certificate (inv10) alike:
+
+    - an empty list, or a provenance on it, always satisfies;
+    - ``unspecified`` satisfies a list that allows the identity's own provenance (experienced or acquired):
+      stating a fact without its source does not contradict having it (seed §2.6: the violation is claiming
+      ownership the lineage does not support, not leaving the source out);
+    - where provenance is not at issue (:attr:`PredicateKind.provenance_at_issue`: places, organisations,
+      fields, plans, names, stances), either own provenance stands for the other;
+    - general knowledge (``assistant_general``) and someone else's report (``told_by``) satisfy only a list
+      that names them: they conflict with the identity's own holding.
+    """
+    if not allowed or given in allowed:
+        return True
+    if given is ClaimProvenance.UNSPECIFIED:
+        return bool(_OWN.intersection(allowed))
+    if given in _OWN and not predicate.kind.provenance_at_issue:
+        return bool(_OWN.intersection(allowed))
+    return False

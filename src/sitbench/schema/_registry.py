@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from sitbench.schema._common import Frozen
 from sitbench.schema._predicates import Predicate
@@ -56,6 +58,36 @@ class ClosedWorldDeclaration(Frozen):
     is closed over mapped propositions only."""
 
 
+class ValueNode(Frozen):
+    """One closed-world value with its equivalents and its place in a small hierarchy (scorer v3 grounding)."""
+
+    namespace: str
+    """The hierarchy the value belongs to (``place``, ``subject``, ``organization``…); slots map to one."""
+    value: str
+    """The value as the registry or the data names it (``Kyoto``, ``Kansai``, ``chemistry``)."""
+    forms: list[str] = Field(default_factory=list)
+    """Lower-case equivalents: aliases, abbreviations, role and agent nouns of a field, the qualification
+    that implies a skill. A value whose words contain one of them names this node."""
+    parents: list[str] = Field(default_factory=list)
+    """Values of broader nodes of the same namespace (city → region → country; topic → discipline)."""
+
+
+class CompatibilityVocabulary(Frozen):
+    """When two closed-world values are compatible: equivalents, hierarchy and implications, as data.
+
+    The scorer fails an unmapped or unsupported positive value inside a closed-world slot only when it is
+    incompatible with every value supported at τ; an equivalent or an ancestor of a supported value is
+    supported. Implications carry support across slots (a hometown is a place lived in)."""
+
+    slots: dict[str, str] = Field(default_factory=dict)
+    """Slot → namespace; ``prefix.*`` covers every slot of that family (``skill.*``)."""
+    implies: dict[str, list[str]] = Field(default_factory=dict)
+    """Source → slots whose support it carries. A source is a slot, ``profile.occupation`` or
+    ``profile.education``: ``{"hometown": ["residence.city"]}`` makes the hometown a place lived in."""
+    nodes: list[ValueNode] = Field(default_factory=list)
+    """The values: a dataset's node with the same namespace and value replaces the packaged one."""
+
+
 class Registry(Frozen):
     """One registry shared by the whole dataset."""
 
@@ -63,6 +95,18 @@ class Registry(Frozen):
     """All canonical propositions, in a fixed order."""
     closed_world: list[ClosedWorldDeclaration] = Field(default_factory=list)
     """Declared exhaustive scopes."""
+    compatibility: CompatibilityVocabulary | None = None
+    """Additions to the packaged compatibility vocabulary (a new domain's equivalents and hierarchy);
+    None: the packaged vocabulary alone. Left out of the file when None, so older datasets read and
+    write byte for byte as before."""
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_compatibility(self, handler: SerializerFunctionWrapHandler,
+                                   info: SerializationInfo) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.compatibility is None:
+            data.pop("compatibility", None)
+        return data
 
     def by_id(self) -> dict[str, Proposition]:
         """Map prop_id → proposition: one shared map per registry (the registry is frozen); do not modify it."""

@@ -18,6 +18,7 @@ from sitbench.schema import (
     envelope_for,
 )
 from sitbench.stores import HiddenStore, load_hidden, load_visible
+from sitbench.verify._compat import for_registry
 from sitbench.verify._extract import Vocabulary
 from sitbench.verify._extractor import Extractor, RuleExtractor
 from sitbench.verify._router import UniversePolicy, extraction_universe
@@ -100,7 +101,8 @@ class Judge:
         query = self.queries[probe.query_key]
         state = situated_state(lineage, probe.contract.temporal_cutoff)
         support = Support(state=state, clearance=state.clearance_of(query.interlocutor.interlocutor_id),
-                          propositions=self._props, closed_world=tuple(self.hidden.registry.closed_world))
+                          propositions=self._props, closed_world=tuple(self.hidden.registry.closed_world),
+                          compatibility=for_registry(self.hidden.registry))
         self._supports[probe.probe_id] = support
         return support
 

@@ -78,6 +78,9 @@ _MAX_ACTS = len(Act)
 _MEMORY_ENTRIES = 4096
 _ECHO_CHARS = 2000
 
+_OFFLINE_PROVIDERS = frozenset({"mock", "replay"})
+"""Candidates that answer without a model: nothing to cache on disk."""
+
 T = TypeVar("T")
 
 
@@ -462,7 +465,7 @@ class LLMExtractor:
         """Requests answered from the cache."""
         self._describe = candidate.describe()
         self._store: ResponseCache | None = None
-        if cache and self._describe.get("provider") != "mock":
+        if cache and self._describe.get("provider") not in _OFFLINE_PROVIDERS:
             from sitbench.candidates import CACHE_FILE, default_cache_dir
 
             self._store = ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE)

@@ -38,13 +38,14 @@ DATA = Path(__file__).parent / "data"
 
 def answer(acts: Sequence[str] = (), claims: Sequence[tuple[int, bool, str]] = (),
            unmapped: Sequence[tuple[str | None, str, bool, str]] = (),
-           uncertainty: str = "none", withheld: bool = False) -> str:
+           uncertainty: str = "none", withheld: bool = False, engaged: bool = True,
+           when: dict[int, str] | None = None) -> str:
     """A model answer in the output schema's shape."""
     return json.dumps({
         "acts": list(acts),
-        "claims": [{"item": i, "polarity": p, "provenance": v} for i, p, v in claims],
+        "claims": [{"item": i, "polarity": p, "provenance": v, "when": (when or {}).get(i)} for i, p, v in claims],
         "unmapped": [{"slot": s, "value": v, "polarity": p, "provenance": pr} for s, v, p, pr in unmapped],
-        "uncertainty": uncertainty, "withheld": withheld})
+        "uncertainty": uncertainty, "withheld": withheld, "engaged": engaged})
 
 
 def extractor(fake: FakeCandidate, tmp_path: Path, **kw: Any) -> LLMExtractor:

@@ -90,7 +90,7 @@ from sitbench.schema import (
 from sitbench.verify._router import DOMAIN_CUES
 from sitbench.verify._text import Clause, clauses, clean
 
-RULES_VERSION = "sitbench-rules/2.1"
+RULES_VERSION = "sitbench-rules/3.0"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
 
 MAX_CHARS = 200_000
@@ -307,7 +307,10 @@ _TAG_QUESTION = re.compile(
 _ASSISTANT_VOICE = re.compile(
     r"(?<![\w'])(?:(?:i'm|i am|as)\s+(?:just\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|language model|chatbot|"
     r"bot|llm)|i'm here to (?:help|assist|answer)|i am here to (?:help|assist|answer)|how (?:can|may) i (?:help|assist)|"
-    r"(?:let me know|feel free to ask) if you have (?:any )?(?:other|more) questions)(?![\w'])", _I)
+    r"(?:let me know|feel free to ask) if you have (?:any )?(?:other|more|further) questions|"
+    # Stock sentences an assistant puts before or after any answer: they speak about the exchange, not the life.
+    r"here(?:'s| is) (?:the|my|an|your) answer|(?:that's|what) a (?:great|good|interesting) question|"
+    r"great question|happy to help|glad to help|hope (?:this|that) helps|as an ai)(?![\w'])", _I)
 # A sentence-initial predicate with no subject in reply to a question put to the identity
 # ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
 _IMPLICIT_SUBJECT = re.compile(
@@ -481,6 +484,30 @@ class _EnvelopeFacts:
 _TYPO_TOKEN = re.compile(r"(?<![\w'’-])[A-Za-z]{5,}(?![\w'’-])")
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_DATE = re.compile(r"(?<![\w'])(?:(?P<month>" + "|".join(_MONTHS) + r")\s+(?:of\s+)?)?(?P<year>1[89]\d\d|20\d\d)"
+                   r"(?![\w'])", _I)
+
+
+def _stated_date(clause: str) -> str | None:
+    """The one calendar date a clause gives (``YYYY`` or ``YYYY-MM``), or None when it gives none or several."""
+    found = list(_DATE.finditer(clause))
+    if len(found) != 1 or re.search(r"\d\s*(?:-|–|to)\s*$", clause[:found[0].start()]):
+        return None
+    month = found[0].group("month")
+    year = found[0].group("year")
+    return f"{year}-{_MONTHS.index(month.lower()) + 1:02d}" if month else year
+
+
+def _cue_regex(cue: str) -> str:
+    """A closed-world cue as a pattern: a particle may follow its verb ("moved back to" for "moved to")."""
+    head, sep, rest = cue.partition(" ")
+    if not sep:
+        return re.escape(cue)
+    return re.escape(head) + r"(?:\s+(?:back|over|out|away|across|down|home))?\s+" + re.escape(rest)
+
+
 def _typo_index(universe: Sequence[Proposition]) -> dict[str, str]:
     """Misspellings of the registry's words that keep their length, mapped to the word.
 
@@ -607,7 +634,7 @@ class Vocabulary:
                 index = len(self._cw_decls)
                 pronoun = bool(_FIRST_PERSON.search(cue))
                 self._cw_decls.append((decl, decl.slot in self_slots, pronoun))
-                cue_alternatives.append(f"(?P<c{index}>" + re.escape(cue) + ")")
+                cue_alternatives.append(f"(?P<c{index}>" + _cue_regex(cue) + ")")
         self._cw_cue = re.compile(r"(?<![\w])(?:" + "|".join(cue_alternatives) + r")(?![\w])", _I) \
             if cue_alternatives else None
         self._decl_by_predicate = {decl.predicate: decl for decl in self.closed_world}
@@ -835,8 +862,9 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
                                 answer_domains=frozenset(domains), addressed=addressed, year=year,
                                 context=utterance, question_props=frozenset(q_props),
                                 question_domains=frozenset(q_domains), asked_classes=frozenset(classes),
-                                polar=any(_AUX_START.match(m.group(0)) for m in _SENTENCE.finditer(questions)
-                                          if "?" in m.group(0)),
+                                # "Can you explain…?" is a request for the content, not a yes/no question.
+                                polar=any(_AUX_START.match(m.group(0)) and not _POLITE_REQUEST.match(m.group(0))
+                                          for m in _SENTENCE.finditer(questions) if "?" in m.group(0)),
                                 asked_changes=tuple(p for p in vocabulary.universe if p.prop_id in q_props
                                                     and p.predicate is Predicate.STANCE_CHANGE)
                                 if _CHANGE_OF_MIND.search(questions) or re.search(r"\bchang", questions, _I) else (),
@@ -1296,6 +1324,12 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
                                               provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
 
+    # A reply takes up the question, or it adopts nothing and supplies nothing (scorer v3: no credit without
+    # engagement).
+    engaged = engaged and (withheld or _takes_up(text, envelope, env, claims.values(), unmapped, acts, vocabulary,
+                                                 facts))
+    if not engaged:
+        signals.add("no_engagement")
     # Going along with a presupposition adopts it.
     irrealis_premise = any(f.irrealis and any(p in env.presupposed for p in f.mentioned) for f in facts)
     if not (acts & {Act.REJECT, Act.ABSTAIN}) and not withheld and not hearsay and not irrealis_premise:
@@ -1359,13 +1393,17 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                         claims.setdefault((mate.prop_id, True), ExtractedClaim(
                             prop_id=mate.prop_id, polarity=True, provenance=ClaimProvenance.ACQUIRED, span=claim.span))
                 signals.add("provenance_linked")
+    for key, claim in list(claims.items()):
+        when = _stated_date(text[claim.span[0]:claim.span[1]]) if claim.polarity else None
+        if when:
+            claims[key] = claim.model_copy(update={"when": when})
     positive = [c for c in claims.values() if c.polarity]
     # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
     # about), not an incidental true fact.
     answers = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
     if positive and not answers:
         signals.add("incidental_claims_only")
-    if answers or general_answer or any(u.polarity and u.slot for u in unmapped):
+    if engaged and (answers or general_answer or any(u.polarity and u.slot for u in unmapped)):
         acts.add(Act.ANSWER)
     uncertainty = (UncertaintyLevel.NOT_KNOWING if not_knowing
                    else UncertaintyLevel.HEDGED if hedged else UncertaintyLevel.NONE)
@@ -1380,9 +1418,105 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         unmapped=unmapped,
         uncertainty=uncertainty,
         disclosure=DisclosureSignals(shared=shared, framed_as_withheld=withheld),
+        engaged=engaged,
         verifier_version=RULES_VERSION,
         extractor="rules",
     )
+
+
+#: Domains of one's life story: a question about one is taken up by an answer about another ("What brought
+#: you to Kyoto?" — "A job at a robotics firm").
+_LIFE_DOMAINS = frozenset({"residence", "travel", "employment", "education"})
+#: Words too common to show that a reply is about what the question asks.
+_GENERIC_STEMS = frozenset("go goe went gone come came get got take took say said tell told think thought know knew "
+                           "good great nice love lov like time year day week month thing lot bit way look feel "
+                           "want need kind sort people one two new old sure".split())
+_TIME_ANSWER = re.compile(r"(?<![\w'])(?:1[89]\d\d|20\d\d|january|february|march|april|may|june|july|august|september|"
+                          r"october|november|december|spring|summer|autumn|fall|winter|ago|since|back in|"
+                          r"yesterday|recently|last (?:year|month|week|spring|summer|autumn|winter))(?![\w'])", _I)
+_DURATION_ANSWER = re.compile(r"(?<![\w'])(?:\w+ (?:years?|months?|weeks?|days?)|ages|forever|a while|since)(?![\w'])", _I)
+# The question word of an interrogative clause takes an inverted auxiliary ("when did you…"); "when you lived
+# in Kyoto, where did you…" asks where, not when.
+_INVERTED = r"\s+(?:did|do|does|was|were|is|are|have|has|had|will|would|could|can)(?![\w'])"
+_WHEN_QUESTION = re.compile(r"(?<![\w'])(?:when" + _INVERTED + r"|what year|since when)(?![\w'])", _I)
+_HOW_LONG_QUESTION = re.compile(r"(?<![\w'])how long(?![\w'])", _I)
+_WHERE_QUESTION = re.compile(r"(?<![\w'])where" + _INVERTED, _I)
+_PLACE_ANSWER = re.compile(r"(?<![\w'])(?i:in|at|near|by|on|around|off|behind|opposite|next to|outside|across)\s+"
+                           r"(?:(?i:the|a|an|this|that|my|our)\s+)?(?:[A-Z][\w'-]+|(?i:little|tiny|small|old|new)\s+\w+)")
+_POLAR_REPLY = re.compile(r"^\W*(?:yes|yeah|yep|yup|no|nope|nah|not really|not at all|never|of course|absolutely|"
+                          r"definitely|certainly|indeed|i do|i did|i don'?t|i didn'?t|i have|i haven'?t|it has|"
+                          r"it hasn'?t|it is|it isn'?t|it was|it wasn'?t|not yet|not exactly|kind of|sort of|"
+                          r"a little|somewhat|partly|true|false|afraid so|afraid not|i am|i'?m not|still)(?![\w'])", _I)
+_WH_QUESTION = re.compile(r"(?<![\w'])(?:what|which|who|whom|how|why)(?![\w'])", _I)
+_TOKEN = re.compile(r"\S+")
+_SUBJECT_START = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|you|you're|he|he's|she|she's|they|"
+                            r"they're|it's|that's|there's|this is|that is)(?![\w'])", _I)
+_SALUTATION = re.compile(r"^\W*(?:dear|hi|hello|hey|greetings)\b", _I)
+_DISCOURSE_MARKER = re.compile(r"^\W*(?:(?:honestly|well|oh|ah|hmm+|um+|uh|ha(?:ha)*|so|actually|right|okay|ok|"
+                               r"sure|look|listen|gosh|wow|oof|ooh|frankly|truthfully|anyway)\W*)+$", _I)
+_EXCLAMATIVE = re.compile(r"^\W*(?:what an?|how)\s+\w+[^.?]*!", _I)
+_WORD = re.compile(r"^[\"'(*]*[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*[.,;:!?\"')*]*$")
+_CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{4,}", _I)
+
+
+def _wordlike(text: str) -> bool:
+    """Whether a fragment is made of ordinary words: no token of letters joined by other signs
+    ("mockllm/model"), none without a vowel or with four consonants in a row ("wykhbdfv")."""
+    tokens = _TOKEN.findall(text)
+    return bool(tokens) and all(_WORD.match(t) and re.search(r"[aeiouy]", t, _I) and not _CONSONANT_RUN.search(t)
+                                for t in tokens)
+
+
+_POLITE_REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:explain|tell|walk|describe|"
+                             r"remind|give|share|talk|say|list|help)\b", _I)
+
+
+def _takes_up(text: str, envelope: Envelope, env: _EnvelopeFacts, claims: Iterable[ExtractedClaim],
+              unmapped: Sequence[UnmappedAssertion], acts: set[Act], vocabulary: Vocabulary,
+              facts: Sequence[_ClauseFacts]) -> bool:
+    """Whether a reply engages the question, read from the envelope and the reply alone (gold-blind).
+
+    It does when it declines, denies, does not know or notes the claim; when it states something about
+    what the question asks (a value of its domain, or of a related domain of the identity's life); when
+    it shares a content word with the question; or when its form answers the question's form (a yes or
+    no to a yes/no question, a time to "when", a place to "where"). Off-topic text, nonsense, an echo and
+    stock assistant sentences do none of these.
+    """
+    if acts & {Act.REJECT, Act.ABSTAIN, Act.WITHHOLD, Act.ACKNOWLEDGE_ASSERTION}:
+        return True
+    asked_domains = env.question_domains | env.answer_domains
+    life_story = bool(asked_domains & _LIFE_DOMAINS)
+    # A domain the question asks about without naming one of its values ("what did we call the rig?").
+    open_domains = asked_domains - {vocabulary.by_id[p].domain for p in env.question_props if p in vocabulary.by_id}
+    for claim in claims:
+        prop = vocabulary.by_id[claim.prop_id]
+        if (claim.prop_id in env.question_props or prop.domain in open_domains
+                or (life_story and prop.domain in _LIFE_DOMAINS)):
+            return True
+    asked_slots = {vocabulary.by_id[p].slot for p in env.question_props if p in vocabulary.by_id}
+    if any(u.slot is not None and u.slot in asked_slots for u in unmapped):
+        return True
+    question_stems = {_stem(w) for w in _content_words(envelope.utterance)} - _GENERIC_STEMS
+    if question_stems & {_stem(w) for w in _content_words(text)}:
+        return True
+    if any(True for _ in claims):
+        return False  # it speaks of other things: its time or place is theirs, not an answer to this question
+    utterance = envelope.utterance
+    first = next((c for c in clauses(text) if not _SALUTATION.match(c.text) and not _DISCOURSE_MARKER.match(c.text)),
+                 None)
+    opening = next((f for f in facts if first is not None and f.clause.start == first.start), None)
+    if (_WH_QUESTION.search(utterance) and opening is not None and opening.answer_like and not opening.clause.question
+            and not _EXCLAMATIVE.match(opening.clause.text) and not _SUBJECT_START.match(opening.clause.text)
+            and _fragment_start(opening.clause.text) is not None
+            and _wordlike(opening.clause.text)):
+        return True  # it opens with a verbless answer to a wh-question ("The light. And the tarts, honestly.")
+    if env.polar and _POLAR_REPLY.match(text):
+        return True
+    if _WHEN_QUESTION.search(utterance) and _TIME_ANSWER.search(text):
+        return True
+    if _HOW_LONG_QUESTION.search(utterance) and _DURATION_ANSWER.search(text):
+        return True
+    return bool(_WHERE_QUESTION.search(utterance) and _PLACE_ANSWER.search(text))
 
 
 _WH_OR_NEWS = re.compile(r"^\W*(?:how|what|where|when|any news|any update|how's|what's)\b", _I)

@@ -47,8 +47,25 @@ def select_cases(size: int, seed: int) -> list[dict[str, Any]]:
     return heldout + dev[:max(0, size - len(heldout))]
 
 
-def prepare(out: Path, size: int, seed: int, packets: int) -> None:
-    cases = select_cases(size, seed)
+def battery_cases(seed: int = 0) -> list[dict[str, Any]]:
+    """The content-free battery over every pilot probe that requires a claim, as corpus-like cases."""
+    sys.path.insert(0, str(ROOT / "tests" / "verify"))
+    import content_free
+
+    judge = corpus_tool.judge_for("pilot")
+    smollm2 = content_free.smollm2_non_answers()
+    cases = []
+    for probe in sorted(judge.hidden.probes.values(), key=lambda p: p.probe_id):
+        if not probe.contract.required_claims:
+            continue
+        for n, (kind, reply) in enumerate(content_free.replies(judge.envelope(probe).utterance, seed, smollm2)):
+            cases.append({"id": f"CF-{probe.probe_id}-{n:02d}", "dataset": "pilot", "probe_id": probe.probe_id,
+                          "response": reply, "kind": kind})
+    return cases
+
+
+def prepare(out: Path, size: int, seed: int, packets: int, battery: bool = False) -> None:
+    cases = battery_cases(seed) if battery else select_cases(size, seed)
     order = sorted(cases, key=lambda c: hashlib.sha256(f"order:{seed}:{c['id']}".encode()).hexdigest())
     key: dict[str, dict[str, str]] = {}
     by_packet: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
@@ -75,18 +92,21 @@ def prepare(out: Path, size: int, seed: int, packets: int) -> None:
         (out / "packets" / f"packet-{index + 1}.md").write_text("\n".join(lines), encoding="utf-8")
     (out / "key.json").write_text(json.dumps({"prompt_version": PROMPT_VERSION, "seed": seed, "readings": key},
                                              indent=1), encoding="utf-8")
-    print(f"{len(cases)} cases ({sum(corpus_tool.is_heldout(c['id']) for c in cases)} held-out) in "
-          f"{len(by_packet)} packets under {out}")
+    (out / "cases.json").write_text(json.dumps(cases if battery else [], indent=1), encoding="utf-8")
+    heldout = "" if battery else f" ({sum(corpus_tool.is_heldout(c['id']) for c in cases)} held-out)"
+    print(f"{len(cases)} cases{heldout} in {len(by_packet)} packets under {out}")
 
 
-def freeze(directory: Path, out: Path | None) -> Path:
+def freeze(directory: Path, out: Path | None, keep_invalid: bool = False) -> Path:
     """Validate the readers' answers against the extractor's output schema and write the frozen readings."""
     key = json.loads((directory / "key.json").read_text(encoding="utf-8"))
     if key["prompt_version"] != PROMPT_VERSION:
         raise SystemExit(f"{directory / 'key.json'}: prepared under {key['prompt_version']}, the extractor is "
                          f"{PROMPT_VERSION}; prepare and read again (a reading is never replayed against another "
                          "prompt version)")
-    cases = {c["id"]: c for c in corpus_tool.load_corpus("all")}
+    battery = json.loads((directory / "cases.json").read_text(encoding="utf-8")) \
+        if (directory / "cases.json").exists() else []
+    cases = {c["id"]: c for c in (battery or corpus_tool.load_corpus("all"))}
     answers: dict[str, str] = {}
     for path in sorted((directory / "answers").glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -109,10 +129,16 @@ def freeze(directory: Path, out: Path | None) -> Path:
             raise SystemExit(f"{reading_id}: the prompt of case {case['id']} changed since the packets were written")
         slots = list(dict.fromkeys(d.slot for d in vocabulary.closed_world))
         reading, error = parse_reading(answers[reading_id], len(vocabulary.universe), slots)
+        if reading is None and not keep_invalid:
+            raise SystemExit(f"{reading_id}: the answer does not validate: {error} (--keep-invalid keeps it, "
+                             "and the extractor then treats it as a model's invalid answer)")
+        row = {"case": case["id"], "prompt_version": PROMPT_VERSION, "prompt_sha256": entry["prompt_sha256"],
+               "answer": answers[reading_id]}
         if reading is None:
-            raise SystemExit(f"{reading_id}: the answer does not validate: {error}")
-        rows.append({"case": case["id"], "prompt_version": PROMPT_VERSION, "prompt_sha256": entry["prompt_sha256"],
-                     "answer": answers[reading_id]})
+            row["schema_error"] = error
+        if battery:
+            row.update(probe_id=case["probe_id"], kind=case["kind"], reply=case["response"])
+        rows.append(row)
     rows.sort(key=lambda r: r["case"])
     target = out or BLIND_DIR / f"{PROMPT_VERSION.replace('/', '-')}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -169,9 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=640)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--packets", type=int, default=7)
+    p.add_argument("--battery", action="store_true", help="the content-free battery over the pilot instead")
     f = sub.add_parser("freeze", help="validate the answers and write the frozen readings")
     f.add_argument("--dir", type=Path, required=True)
     f.add_argument("--out", type=Path, default=None)
+    f.add_argument("--keep-invalid", action="store_true",
+                   help="keep answers that do not validate (replayed, they are a model's invalid answer)")
     s = sub.add_parser("score", help="replay the frozen readings and print the figures")
     s.add_argument("--readings", type=Path, default=None)
     s.add_argument("--show-dev-disagreements", action="store_true",
@@ -180,9 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "score":
         score(args.readings, args.show_dev_disagreements)
     elif args.command == "prepare":
-        prepare(args.out, args.size, args.seed, args.packets)
+        prepare(args.out, args.size, args.seed, args.packets, args.battery)
     elif args.command == "freeze":
-        freeze(args.dir, args.out)
+        freeze(args.dir, args.out, args.keep_invalid)
     return 0
 
 

@@ -140,6 +140,14 @@ def freeze(directory: Path, out: Path | None, keep_invalid: bool = False) -> Pat
             row.update(probe_id=case["probe_id"], kind=case["kind"], reply=case["response"])
         rows.append(row)
     rows.sort(key=lambda r: r["case"])
+    # One answer per prompt: identical prompts (two probes that share a question) replay the first reading.
+    first: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        first.setdefault(row["prompt_sha256"], row)
+    differing = sum(1 for row in rows if first[row["prompt_sha256"]]["answer"] != row["answer"])
+    if len(first) < len(rows):
+        print(f"{len(rows) - len(first)} readings repeat a prompt ({differing} with another answer); the first is kept")
+    rows = list(first.values())
     target = out or BLIND_DIR / f"{PROMPT_VERSION.replace('/', '-')}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

@@ -42,6 +42,7 @@ from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Act,
     Category,
+    ClaimProvenance,
     Contract,
     Event,
     EventKind,
@@ -51,6 +52,7 @@ from sitbench.schema import (
     Proposition,
     Provenance,
     SignedClaim,
+    provenance_satisfies,
 )
 from sitbench.stores import (
     LINEAGES_DIR,
@@ -511,12 +513,28 @@ def inv9_satisfiable(ds: LoadedDataset) -> tuple[list[str], str]:
 # ---------------------------------------------------------------- inv10
 
 
+def _satisfying(allowed: list[ClaimProvenance]) -> frozenset[ClaimProvenance]:
+    # Every provenance that meets a list, whether or not provenance is at issue for the claim's predicate: the
+    # certificate holds for either reading of the scorer's rule.
+    return frozenset(g for g in ClaimProvenance for at_issue in (False, True)
+                     if provenance_satisfies(g, allowed, at_issue=at_issue))
+
+
+def _satisfying_always(allowed: list[ClaimProvenance]) -> frozenset[ClaimProvenance]:
+    return frozenset(g for g in ClaimProvenance if all(provenance_satisfies(g, allowed, at_issue=at_issue)
+                                                       for at_issue in (False, True)))
+
+
 def _excludes(a: Contract, b: Contract) -> bool:
-    """True when some response valid for ``a`` is necessarily invalid for ``b`` by an explicit exclusion."""
+    """True when every response valid for ``a`` is necessarily invalid for ``b`` by an explicit exclusion.
+
+    A required claim of ``a`` excludes a prohibited claim of ``b`` on the same signed proposition when every
+    provenance that can satisfy the requirement also meets the prohibition, by the scorer's own rule
+    (:func:`sitbench.schema.provenance_satisfies`, the same for both sides)."""
     for req in a.required_claims:
         for proh in b.prohibited_claims:
-            if req.prop_id == proh.prop_id and req.polarity == proh.polarity and (
-                    not proh.provenance or not req.provenance or set(req.provenance) <= set(proh.provenance)):
+            if (req.prop_id == proh.prop_id and req.polarity == proh.polarity
+                    and _satisfying(req.provenance) <= _satisfying_always(proh.provenance)):
                 return True
     return any(act in b.forbidden_acts for act in a.required_acts)
 

@@ -137,7 +137,7 @@ _KINDS: dict[Predicate, PredicateKind] = {
 _OWN = frozenset({ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED})
 
 
-def provenance_satisfies(given: ClaimProvenance, allowed: Sequence[ClaimProvenance], predicate: Predicate) -> bool:
+def provenance_satisfies(given: ClaimProvenance, allowed: Sequence[ClaimProvenance], *, at_issue: bool) -> bool:
     """Whether a claim's provenance meets a signed claim's provenance list (scorer v3, SPEC §2.6).
 
     The one rule for required claims, prohibited claims and the disjointness certificate (inv10) alike:
@@ -146,8 +146,8 @@ def provenance_satisfies(given: ClaimProvenance, allowed: Sequence[ClaimProvenan
     - ``unspecified`` satisfies a list that allows the identity's own provenance (experienced or acquired):
       stating a fact without its source does not contradict having it (seed §2.6: the violation is claiming
       ownership the lineage does not support, not leaving the source out);
-    - where provenance is not at issue (:attr:`PredicateKind.provenance_at_issue`: places, organisations,
-      fields, plans, names, stances), either own provenance stands for the other;
+    - where provenance is not at issue (``at_issue`` is the claim's :attr:`PredicateKind.provenance_at_issue`:
+      False for places, organisations, fields, plans, names, stances), either own provenance stands for the other;
     - general knowledge (``assistant_general``) and someone else's report (``told_by``) satisfy only a list
       that names them: they conflict with the identity's own holding.
     """
@@ -155,6 +155,6 @@ def provenance_satisfies(given: ClaimProvenance, allowed: Sequence[ClaimProvenan
         return True
     if given is ClaimProvenance.UNSPECIFIED:
         return bool(_OWN.intersection(allowed))
-    if given in _OWN and not predicate.kind.provenance_at_issue:
+    if given in _OWN and not at_issue:
         return bool(_OWN.intersection(allowed))
     return False

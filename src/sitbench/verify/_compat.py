@@ -40,7 +40,11 @@ _ARTICLES = ("the ", "a ", "an ")
 _VAGUE = frozenset("""a an the my our your his her their this that these those it its there here somewhere
     place places city town village area region country abroad home work job jobs stuff things thing field fields
     topic topics subject subjects company firm employer something anything everything kind sort bit lot of in at on
-    for with from to and or up down near by around small big little local same other new old first last""".split())
+    for with from to and or up down near by around small big little local same other new old first last north south
+    east west northern southern eastern western coast coastal seaside countryside inland rural suburbs outskirts
+    capital centre center downtown quiet busy nearby far away""".split())
+#: Namespaces whose values are proper names: only a capitalised word names one.
+_PROPER_NAMESPACES = frozenset({"place", "organization", "name"})
 
 NodeKey = tuple[str, str]
 """(namespace, normalised value)."""
@@ -154,10 +158,15 @@ class Compatibility:
         return [hit for start, end, hit in found
                 if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in found)]
 
-    def is_name(self, text: str) -> bool:
-        """Whether a value names something at all (not only slot-filling words such as "a small town")."""
-        words = normalise(text).split()
-        return any(w not in _VAGUE for w in words)
+    def is_name(self, text: str, namespace: str | None = None) -> bool:
+        """Whether a value names something at all, rather than only filling the slot ("a small town up north").
+
+        Places, organisations and names are named by a proper noun (a capitalised word that is not a slot word);
+        a field, topic or skill by any word that is not a slot word."""
+        if namespace in _PROPER_NAMESPACES:
+            return any(w[:1].isupper() and normalise(w) not in _VAGUE and normalise(w)
+                       for w in re.findall(r"[^\W\d_][\w'’-]*", text))
+        return any(w not in _VAGUE for w in normalise(text).split())
 
     def broader(self, key: NodeKey) -> frozenset[NodeKey]:
         """Every ancestor of a node."""
@@ -186,7 +195,7 @@ class Compatibility:
             return Grounding.INCOMPATIBLE if self.is_name(text) else Grounding.NEUTRAL
         named = self.names(namespace, text)
         if not named:
-            return Grounding.INCOMPATIBLE if self.is_name(text) else Grounding.NEUTRAL
+            return Grounding.INCOMPATIBLE if self.is_name(text, namespace) else Grounding.NEUTRAL
         compatible = supported | {a for key in supported for a in self.broader(key)}
         # Every phrase of the value must name something compatible (one of its readings suffices).
         return Grounding.SUPPORTED if all(alt & compatible for alt in named) else Grounding.INCOMPATIBLE

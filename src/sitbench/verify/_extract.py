@@ -1111,7 +1111,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             # general knowledge, or in a reply that has not declined to answer).
             said_stems = frozenset(_stem(w) for w in _content_words(body))
             said = {_stem(w) for w in _content_words(core)}
-            on_topic = bool(said & env_stems) or elaboration
+            # On the question's topic: two of its words, not one shared in passing ("the process of…").
+            on_topic = len(said & env_stems) >= 2 or elaboration
             adds = len(said - env_stems) >= 3
             answering = general_paragraph or not (acts & {Act.ABSTAIN, Act.REJECT, Act.WITHHOLD})
             for fact in vocabulary._facts_of_classes(env.asked_classes):
@@ -1430,7 +1431,7 @@ _LIFE_DOMAINS = frozenset({"residence", "travel", "employment", "education"})
 #: Words too common to show that a reply is about what the question asks.
 _GENERIC_STEMS = frozenset("go goe went gone come came get got take took say said tell told think thought know knew "
                            "good great nice love lov like time year day week month thing lot bit way look feel "
-                           "want need kind sort people one two new old sure".split())
+                           "want need kind sort people one two new old sure long now".split())
 _TIME_ANSWER = re.compile(r"(?<![\w'])(?:1[89]\d\d|20\d\d|january|february|march|april|may|june|july|august|september|"
                           r"october|november|december|spring|summer|autumn|fall|winter|ago|since|back in|"
                           r"yesterday|recently|last (?:year|month|week|spring|summer|autumn|winter))(?![\w'])", _I)
@@ -1461,10 +1462,16 @@ _CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{4,}", _I)
 
 def _wordlike(text: str) -> bool:
     """Whether a fragment is made of ordinary words: no token of letters joined by other signs
-    ("mockllm/model"), none without a vowel or with four consonants in a row ("wykhbdfv")."""
+    ("mockllm/model"), none without a vowel or with four consonants in a row ("wykhbdfv"), and at least one
+    word of four letters or more that the English WordPiece vocabulary holds whole (random letters do not)."""
     tokens = _TOKEN.findall(text)
-    return bool(tokens) and all(_WORD.match(t) and re.search(r"[aeiouy]", t, _I) and not _CONSONANT_RUN.search(t)
-                                for t in tokens)
+    if not tokens or not all(_WORD.match(t) and re.search(r"[aeiouy]", t, _I) and not _CONSONANT_RUN.search(t)
+                             for t in tokens):
+        return False
+    from sitbench.configs import wordpiece_counter  # loaded only for the rare verbless opening
+
+    counter = wordpiece_counter()
+    return any(len(w) >= 4 and counter.count(w.lower()) == 1 for w in re.findall(r"[A-Za-z]+", text))
 
 
 _POLITE_REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:explain|tell|walk|describe|"

@@ -104,14 +104,16 @@ class _Matcher:
     def claim_matches(self, claim: ExtractedClaim, constraint: SignedClaim) -> bool:
         prop = self.support.propositions.get(constraint.prop_id)
         return (claim.prop_id == constraint.prop_id and claim.polarity == constraint.polarity and prop is not None
-                and provenance_satisfies(claim.provenance, constraint.provenance, prop.predicate))
+                and provenance_satisfies(claim.provenance, constraint.provenance,
+                                                           at_issue=prop.predicate.kind.provenance_at_issue))
 
     def unmapped_matches(self, item: UnmappedAssertion, constraint: SignedClaim) -> bool:
         # An unmapped value that names exactly the proposition's value (an equivalent, never a broader one).
         prop = self.support.propositions.get(constraint.prop_id)
         return (prop is not None and item.slot is not None and item.value is not None
                 and item.polarity == constraint.polarity
-                and provenance_satisfies(item.provenance, constraint.provenance, prop.predicate)
+                and provenance_satisfies(item.provenance, constraint.provenance,
+                                         at_issue=prop.predicate.kind.provenance_at_issue)
                 and self.support.compatibility.equivalent(item.slot, item.value, prop))
 
     def asserts(self, constraint: SignedClaim) -> bool:
@@ -178,7 +180,8 @@ def _check_provenance(observation: Observation, contract: Contract, support: Sup
             if problem:
                 problems.append(problem)
         elif (claim.provenance in PERSONAL_PROVENANCES
-              and not provenance_satisfies(claim.provenance, contract.provenance, prop.predicate)):
+              and not provenance_satisfies(claim.provenance, contract.provenance,
+                                              at_issue=prop.predicate.kind.provenance_at_issue)):
             problems.append(f"{claim.prop_id} carries provenance {claim.provenance.value}")
     return _fail("; ".join(problems)) if problems else _OK
 

@@ -293,3 +293,22 @@ def test_no_reading_is_valid_for_both_members_of_a_pair(which: str, pilot_judge:
 def test_the_record_dates_are_onsets(pilot_judge: Judge) -> None:
     state = pilot_judge.support(pilot_judge.probe("PR-02")).state
     assert state.onsets["P-01"] == (dt.date(2016, 4, 1),)
+
+
+def test_a_truthful_refusal_meets_general_allowed(dev_judge: Judge) -> None:
+    props = dev_judge.hidden.registry.by_id()
+    checked = 0
+    for probe in sorted(dev_judge.hidden.probes.values(), key=lambda p: p.probe_id):
+        c = probe.contract
+        if c.capability.value != "GENERAL_ALLOWED" or not c.required_claims:
+            continue
+        fact = c.required_claims[0].prop_id
+        knows = [p for p in c.prohibited_claims if not props[p.prop_id].world_fact]
+        refusal = obs([Act.REJECT], [(k.prop_id, False, PE) for k in knows])
+        assert valid(dev_judge, probe.probe_id, refusal), probe.probe_id
+        assert valid(dev_judge, probe.probe_id, obs([Act.ANSWER], [(fact, True, UN)])), probe.probe_id
+        # Claiming to have learned it still fails, refusal or not; saying nothing at all still fails.
+        assert not valid(dev_judge, probe.probe_id, obs([Act.REJECT], [(k.prop_id, True, AC) for k in knows]))
+        assert not valid(dev_judge, probe.probe_id, obs([]))
+        checked += 1
+    assert checked >= 15

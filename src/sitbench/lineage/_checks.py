@@ -41,6 +41,7 @@ from sitbench.registry import Registry
 from sitbench.schema import (
     PERSONAL_PROVENANCES,
     Act,
+    CapabilityMode,
     Category,
     ClaimProvenance,
     Contract,
@@ -525,12 +526,24 @@ def _satisfying_always(allowed: list[ClaimProvenance]) -> frozenset[ClaimProvena
                                                        for at_issue in (False, True)))
 
 
+_GENERAL = frozenset({ClaimProvenance.ASSISTANT_GENERAL, ClaimProvenance.UNSPECIFIED})
+
+
+def _general_answer_only(contract: Contract) -> bool:
+    # GENERAL_ALLOWED with only general answers required: the scorer also accepts a truthful refusal, so
+    # neither its ANSWER nor those claims can certify an exclusion.
+    return contract.capability is CapabilityMode.GENERAL_ALLOWED and bool(contract.required_claims) and all(
+        r.polarity and r.provenance and set(r.provenance) <= _GENERAL for r in contract.required_claims)
+
+
 def _excludes(a: Contract, b: Contract) -> bool:
     """True when every response valid for ``a`` is necessarily invalid for ``b`` by an explicit exclusion.
 
     A required claim of ``a`` excludes a prohibited claim of ``b`` on the same signed proposition when every
     provenance that can satisfy the requirement also meets the prohibition, by the scorer's own rule
     (:func:`sitbench.schema.provenance_satisfies`, the same for both sides)."""
+    if _general_answer_only(a):
+        return any(act in b.forbidden_acts for act in a.required_acts if act is not Act.ANSWER)
     for req in a.required_claims:
         for proh in b.prohibited_claims:
             if (req.prop_id == proh.prop_id and req.polarity == proh.polarity

@@ -310,7 +310,7 @@ _ASSISTANT_VOICE = re.compile(
     r"(?:let me know|feel free to ask) if you have (?:any )?(?:other|more|further) questions|"
     # Stock sentences an assistant puts before or after any answer: they speak about the exchange, not the life.
     r"here(?:'s| is) (?:the|my|an|your) answer|(?:that's|what) a (?:great|good|interesting) question|"
-    r"great question|happy to help|glad to help|hope (?:this|that) helps|as an ai)(?![\w'])", _I)
+    r"great question|hope (?:this|that) helps|as an ai)(?![\w'])", _I)
 # A sentence-initial predicate with no subject in reply to a question put to the identity
 # ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
 _IMPLICIT_SUBJECT = re.compile(
@@ -1015,6 +1015,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         # A bare "Not any more" answers about a stance, not about having changed one's mind.
         previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else [])
                     if not p.world_fact and p.predicate is not Predicate.STANCE_CHANGE]
+        if not previous and env.polar and env.asked_changes:
+            return list(env.asked_changes)  # "Has your view changed?" — "No, it hasn't."
         return previous or env.presupposed or asked
 
     for clause in clauses(text):
@@ -1402,6 +1404,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
     # about), not an incidental true fact.
     answers = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
+    # A yes/no question about a change of mind is answered by its denial as much as by its assertion.
+    answers += [c for c in claims.values() if not c.polarity and env.polar
+                and any(c.prop_id == p.prop_id for p in env.asked_changes)]
     if positive and not answers:
         signals.add("incidental_claims_only")
     if engaged and (answers or general_answer or any(u.polarity and u.slot for u in unmapped)):
@@ -1448,8 +1453,18 @@ _POLAR_REPLY = re.compile(r"^\W*(?:yes|yeah|yep|yup|no|nope|nah|not really|not a
                           r"definitely|certainly|indeed|i do|i did|i don'?t|i didn'?t|i have|i haven'?t|it has|"
                           r"it hasn'?t|it is|it isn'?t|it was|it wasn'?t|not yet|not exactly|kind of|sort of|"
                           r"a little|somewhat|partly|true|false|afraid so|afraid not|i am|i'?m not|still)(?![\w'])", _I)
-_WH_QUESTION = re.compile(r"(?<![\w'])(?:what|which|who|whom|how|why)(?![\w'])", _I)
+_WH_QUESTION = re.compile(r"(?<![\w'])(?:what|which|who|whom|how|why|where|when)(?![\w'])", _I)
 _TOKEN = re.compile(r"\S+")
+#: A question about how something under way is going ("How is the application going?", "Any news on…?").
+_STATUS_QUESTION = re.compile(r"(?<![\w'])(?:how(?:'s| is| are) (?:the |your |that )?[\w' -]{1,40}? going|any (?:news|"
+                              r"update|updates|progress|luck)|how are you (?:getting on|feeling)|are you still|still set on|"
+                              r"how far along)(?![\w'])", _I)
+#: How a status is reported: aspect, progress and outcome words ("still", "booked", "halfway", "fingers crossed").
+_PROGRESS = re.compile(r"(?<![\w'])(?:still|yet|so far|slowly|steadily|progress\w*|waiting|booked|submitted|applied|"
+                       r"sent (?:off|in)|filed|in the works|on track|halfway|nearly|almost|any day|soon|fingers crossed|"
+                       r"touch wood|no news|nothing new|stalled|on hold|moving along|getting there|coming along|underway|"
+                       r"approved|accepted|shortlisted|drafted|done|finished|started|paperwork|forms? (?:is|are) in|"
+                       r"going (?:well|slowly|great|fine|okay|ok|badly))(?![\w'])", _I)
 _SUBJECT_START = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|you|you're|he|he's|she|she's|they|"
                             r"they're|it's|that's|there's|this is|that is)(?![\w'])", _I)
 _SALUTATION = re.compile(r"^\W*(?:dear|hi|hello|hey|greetings)\b", _I)
@@ -1457,13 +1472,13 @@ _DISCOURSE_MARKER = re.compile(r"^\W*(?:(?:honestly|well|oh|ah|hmm+|um+|uh|ha(?:
                                r"sure|look|listen|gosh|wow|oof|ooh|frankly|truthfully|anyway)\W*)+$", _I)
 _EXCLAMATIVE = re.compile(r"^\W*(?:what an?|how)\s+\w+[^.?]*!", _I)
 _WORD = re.compile(r"^[\"'(*]*[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*[.,;:!?\"')*]*$")
-_CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{4,}", _I)
+_CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{5,}", _I)
 
 
 def _wordlike(text: str) -> bool:
     """Whether a fragment is made of ordinary words: no token of letters joined by other signs
-    ("mockllm/model"), none without a vowel or with four consonants in a row ("wykhbdfv"), and at least one
-    word of four letters or more that the English WordPiece vocabulary holds whole (random letters do not)."""
+    ("mockllm/model"), none without a vowel or with five consonants in a row ("wykhbdfv"), and most of its words
+    of four letters or more known to the English WordPiece vocabulary (random letters split into many pieces)."""
     tokens = _TOKEN.findall(text)
     if not tokens or not all(_WORD.match(t) and re.search(r"[aeiouy]", t, _I) and not _CONSONANT_RUN.search(t)
                              for t in tokens):
@@ -1471,7 +1486,13 @@ def _wordlike(text: str) -> bool:
     from sitbench.configs import wordpiece_counter  # loaded only for the rare verbless opening
 
     counter = wordpiece_counter()
-    return any(len(w) >= 4 and counter.count(w.lower()) == 1 for w in re.findall(r"[A-Za-z]+", text))
+    found = re.findall(r"[A-Za-z]+", text)
+    # Names (capitalised words past the first) are not in a vocabulary; a fragment that is a name answers too.
+    words = [w for i, w in enumerate(found) if len(w) >= 4 and (i == 0 or not w[:1].isupper())]
+    names = [w for i, w in enumerate(found) if i > 0 and w[:1].isupper()]
+    # A word the vocabulary holds whole, or a longer one in two pieces (a plural, a loanword: "tarts", "sushi").
+    known = sum((pieces := counter.count(w.lower())) == 1 or (pieces == 2 and len(w) >= 5) for w in words)
+    return (known >= 1 and 2 * known >= len(words)) or (not words and bool(names))
 
 
 _POLITE_REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:explain|tell|walk|describe|"
@@ -1500,22 +1521,30 @@ def _takes_up(text: str, envelope: Envelope, env: _EnvelopeFacts, claims: Iterab
         if (claim.prop_id in env.question_props or prop.domain in open_domains
                 or (life_story and prop.domain in _LIFE_DOMAINS)):
             return True
+    if any(p.prop_id in env.question_props for f in facts for p in f.mentioned):
+        return True  # it names what the question asks about, even in a conditional or a question back
     asked_slots = {vocabulary.by_id[p].slot for p in env.question_props if p in vocabulary.by_id}
     if any(u.slot is not None and u.slot in asked_slots for u in unmapped):
         return True
     question_stems = {_stem(w) for w in _content_words(envelope.utterance)} - _GENERIC_STEMS
     if question_stems & {_stem(w) for w in _content_words(text)}:
         return True
+    utterance = envelope.utterance
+    rivals = [c for c in claims if vocabulary.by_id[c.prop_id].domain in asked_domains]
+    if _STATUS_QUESTION.search(utterance) and _PROGRESS.search(text) and not rivals:
+        return True  # "Any news on the narrowboat?" — "Survey's booked for Tuesday. Fingers crossed."
     if any(True for _ in claims):
         return False  # it speaks of other things: its time or place is theirs, not an answer to this question
-    utterance = envelope.utterance
-    first = next((c for c in clauses(text) if not _SALUTATION.match(c.text) and not _DISCOURSE_MARKER.match(c.text)),
-                 None)
+    # The opening: past a greeting, a discourse marker or a question back ("The city of seven hills, you mean?").
+    first = next((c for c in clauses(text) if not _SALUTATION.match(c.text) and not _DISCOURSE_MARKER.match(c.text)
+                  and not c.question), None)
     opening = next((f for f in facts if first is not None and f.clause.start == first.start), None)
-    if (_WH_QUESTION.search(utterance) and opening is not None and opening.answer_like and not opening.clause.question
+    if (_WH_QUESTION.search(utterance) and opening is not None and not opening.clause.question
             and not _EXCLAMATIVE.match(opening.clause.text) and not _SUBJECT_START.match(opening.clause.text)
-            and _fragment_start(opening.clause.text) is not None
-            and _wordlike(opening.clause.text)):
+            and not _FINITE.search(opening.clause.text) and _wordlike(opening.clause.text)
+            # not the speaker's own description copied back ("A parent at a school open evening")
+            and not {_stem(w) for w in _content_words(opening.clause.text)}
+            <= {_stem(w) for w in _content_words(envelope.interlocutor)}):
         return True  # it opens with a verbless answer to a wh-question ("The light. And the tarts, honestly.")
     if env.polar and _POLAR_REPLY.match(text):
         return True
@@ -1765,7 +1794,16 @@ def _mask_records(text: str) -> tuple[str, bool]:
 
 
 def _repetitive(text: str) -> bool:
-    """A degenerate loop: a short phrase repeated until the text is mostly that phrase."""
+    """A degenerate loop: a short phrase repeated until the text is mostly that phrase, or one line of three
+    words or more repeated three times or more."""
+    # Lines compared without their list markers ("1. …", "2. …", "- …").
+    lines = Counter(re.sub(r"^\W*(?:\d+[.)]\s*)?", "", line).strip().lower() for line in text.splitlines()
+                    if len(line.split()) >= 3)
+    if lines and lines.most_common(1)[0][1] >= 3:
+        return True
+    tokens = Counter(text.lower().split())
+    if tokens and tokens.most_common(1)[0][1] >= max(10, sum(tokens.values()) // 2):
+        return True  # "A: A: A: A: …"
     words = re.findall(r"[a-z']+", text.lower())
     if len(words) < 16:
         return False

@@ -233,8 +233,30 @@ def _check_grounding(observation: Observation, support: Support) -> CheckResult:
     return _fail("; ".join(problems)) if problems else _OK
 
 
+def _declines_general_answer(observation: Observation, contract: Contract, support: Support) -> bool:
+    """Whether a reply takes up GENERAL_ALLOWED's permission to answer from general knowledge by declining it.
+
+    Seed C.2 lets the identity answer with general knowledge under GENERAL_ALLOWED; it does not oblige it to. A
+    contract whose only required claims are a general answer (world facts) is therefore also met by a reply
+    that says, truthfully, that the identity has not acquired the knowledge (REJECT or ABSTAIN, and no
+    acquisition of it in the record); everything else — the prohibited claims included — is checked as usual."""
+    if contract.capability is not CapabilityMode.GENERAL_ALLOWED or not contract.required_claims:
+        return False
+    facts = [support.propositions.get(c.prop_id) for c in contract.required_claims]
+    if not all(p is not None and p.world_fact and c.polarity for p, c in zip(facts, contract.required_claims,
+                                                                              strict=True)):
+        return False
+    classes = {p.equivalence_class for p in facts if p is not None and p.equivalence_class}
+    acquired = any(support.state.supports(pid) for pid, p in support.propositions.items()
+                   if not p.world_fact and p.equivalence_class in classes)
+    return not acquired and bool({Act.REJECT, Act.ABSTAIN} & set(observation.acts))
+
+
 def score(observation: Observation, contract: Contract, support: Support) -> Verdict:
     """Seven checks and their conjunction. Pure: same inputs, same verdict."""
+    if _declines_general_answer(observation, contract, support):
+        contract = contract.model_copy(update={
+            "required_acts": [a for a in contract.required_acts if a is not Act.ANSWER], "required_claims": []})
     engaged = observation.engaged
     # A reply that does not engage supplies nothing the question asked for, so it does not ANSWER.
     acts = set(observation.acts) - ({Act.ANSWER} if not engaged else set())

@@ -610,9 +610,13 @@ class ProbeBuilder:
                         "for the current view and whether it changed" if history else "for the current view")
                 return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=req, proh=[c(held[-2])],
                             stratum="post", note=f"After the change of view on {b.topic.topic}: the question asks {asks}.")
-            return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=[c(held[-1], True, PE)],
+            # Before any change, "Has your view changed?" is answered by "No": the question asks whether it
+            # changed, not for the view (its shortest correct answer denies the change and need not restate it).
+            req = [c(held[-1], True, PE)] if view_asked else [c(b.change, False, PE)]
+            return Spec(m, Category.F, who, tau, turns, req_acts=[Act.ANSWER], req=req,
                         proh=[c(p) for p in every if p != held[-1]] + [c(b.change)], stratum="pre",
-                        note=f"Before any change of view on {b.topic.topic}.")
+                        note=f"Before any change of view on {b.topic.topic}"
+                             + ("." if view_asked else ": the question asks whether it changed."))
 
         def make(cand: tuple[int, dt.date, str]) -> bool:
             i, tau, tmpl = cand

@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from content_free import replies, smollm2_non_answers
+
 from sitbench.data import generate_content, write_dataset
 from sitbench.verify import Judge, get_extractor, load_judge
 from sitbench.verify._llm import PROMPT_VERSION

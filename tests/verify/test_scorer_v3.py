@@ -78,7 +78,7 @@ def test_provenance_rule_table() -> None:
     assert provenance_satisfies(AC, [PE], at_issue=False)
     assert not provenance_satisfies(AC, [PE], at_issue=True)
     assert not provenance_satisfies(PE, [AC], at_issue=True)
-    assert not Predicate.KNOWS.kind.provenance_at_issue is False
+    assert Predicate.KNOWS.kind.provenance_at_issue
     assert not Predicate.PLANS.kind.provenance_at_issue
 
 

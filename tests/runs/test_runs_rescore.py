@@ -44,6 +44,8 @@ def _pretend_old_verifier(run: Path, flips: list[str]) -> None:
         record = json.loads(line)
         if record["trial_id"] in flips:
             record["verdict"]["valid"] = not record["verdict"]["valid"]
+            grounding = record["verdict"]["checks"]["grounding"]
+            grounding["passed"] = not grounding["passed"]
         lines.append(json.dumps(record))
     (run / "scores.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((run / "manifest.json").read_text())
@@ -77,6 +79,7 @@ def test_rescore_counts_changed_verdicts_per_category(scored_run: Path, tmp_path
     assert (report.scored, report.compared) == (44, 44)
     assert report.changed_verdicts == dict(sorted(expected.items()))
     assert sorted(report.changed_trials) == sorted(flips)
+    assert report.changed_checks == {"grounding": len(flips)}, "the check whose result changed in them"
     # The current verifier gives back exactly the original scores; responses are copied byte for byte.
     assert (out / "scores.jsonl").read_bytes() == original_scores
     assert (out / "responses.jsonl").read_bytes() == source_before["responses.jsonl"]

@@ -312,7 +312,8 @@ def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str)
 
     No model is called. OUT gets a copy of the responses, fresh scores.jsonl, and a
     manifest whose extra.rescore names both verifier versions and counts, per probe
-    category, the trials whose SValid changed.
+    category, the trials whose SValid changed, and per check, how many of those
+    changed that check's result.
 
     \b
     Examples:
@@ -324,9 +325,11 @@ def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str)
     report = rescore_run(run_dir, out, dataset, extractor_spec)
     changed = sum(report.changed_verdicts.values())
     per = ", ".join(f"{category_label(k)}: {v}" for k, v in report.changed_verdicts.items()) or "none"
+    checks = ", ".join(f"{k} {v}" for k, v in report.changed_checks.items())
     click.echo(f"{out}: rescored {report.scored} trials with {report.verifier_version} "
                f"(was {report.previous_verifier_version or 'unscored'}); {changed} of {report.compared} "
-               f"verdicts changed ({per}); next: sitbench metrics {out}")
+               f"verdicts changed ({per}){'; checks that changed in them: ' + checks if checks else ''}; "
+               f"next: sitbench metrics {out}")
 
 
 @click.command()

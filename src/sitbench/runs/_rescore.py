@@ -41,22 +41,31 @@ class RescoreReport(BaseModel):
     """Per probe category: trials whose SValid flipped between the two verifiers."""
     changed_trials: list[str]
     """Trial ids whose SValid flipped."""
+    changed_checks: dict[str, int] = {}
+    """Per check of Eq. 20: among the trials whose SValid flipped, those in which that check's result changed."""
 
 
-def _previous_verdicts(store: RunStore) -> dict[str, bool | None] | None:
-    """Trial id → SValid of the run's current scores (None for a trial without a verdict); None unscored."""
+_Previous = tuple[bool, frozenset[str]]
+"""SValid and the names of the checks that failed."""
+
+
+def _previous_verdicts(store: RunStore) -> dict[str, _Previous | None] | None:
+    """Trial id → (SValid, failed checks) of the run's current scores (None for a trial without a verdict);
+    None when the run was never scored."""
     if not store.has_scores():
         return None
-    return {record.trial_id: None if record.verdict is None else record.verdict.valid
-            for record in store.iter_scores(summary=True, check=False)}
+    return {record.trial_id: None if record.verdict is None else
+            (record.verdict.valid, frozenset(k for k, c in record.verdict.checks.items() if not c.passed))
+            for record in store.iter_scores(check=False)}
 
 
 class _Changes:
     """Verdicts that flipped, counted as the new records go by on their way to the file."""
 
-    def __init__(self, previous: dict[str, bool | None]) -> None:
+    def __init__(self, previous: dict[str, _Previous | None]) -> None:
         self.previous = previous
         self.by_category: Counter[str] = Counter()
+        self.by_check: Counter[str] = Counter()
         self.trials: list[str] = []
         self.compared = 0
 
@@ -65,9 +74,11 @@ class _Changes:
             old = self.previous.get(record.trial_id)
             if old is not None and record.verdict is not None:
                 self.compared += 1
-                if old != record.verdict.valid:
+                if old[0] != record.verdict.valid:
                     self.by_category[record.category.value] += 1
                     self.trials.append(record.trial_id)
+                    failed = frozenset(k for k, c in record.verdict.checks.items() if not c.passed)
+                    self.by_check.update(old[1] ^ failed)
             yield record
 
 
@@ -143,7 +154,8 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         from_run=manifest.run_id, from_dir=run.name,
         previous_verifier_version=manifest.verifier_version if previous else None,
         verifier_version=label, scored=scored, compared=changes.compared,
-        changed_verdicts=dict(sorted(changes.by_category.items())), changed_trials=changes.trials)
+        changed_verdicts=dict(sorted(changes.by_category.items())), changed_trials=changes.trials,
+        changed_checks=dict(sorted(changes.by_check.items())))
     extra = dict(manifest.extra)
     history = list(extra.get("rescore_history", []))
     if "rescore" in extra:

@@ -8,7 +8,6 @@ from pydantic import Field
 
 from sitbench.schema._common import Act, ClaimProvenance, Frozen, UncertaintyLevel
 
-
 STATED_DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 """A date a response states, at the precision it states it: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``."""
 

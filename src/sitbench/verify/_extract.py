@@ -357,7 +357,9 @@ _CLASSIFIER_PREDICATE = {"firm": "worked_at", "company": "worked_at", "startup":
                          "studio": "worked_at", "agency": "worked_at", "consultancy": "worked_at", "outfit": "worked_at",
                          "city": "lived_in", "town": "lived_in", "project": "project_nickname",
                          "rig": "project_nickname"}
-_CONTINUATION = re.compile(r"\s*,?\s*(?:and|or)\b[^.;:!?]{0,30}?\b(?:in|to|at)(?=\s)", _I)
+# "lived in Kyoto and (then) in Osaka": a second value of the same cue, not a new verb ("and returned to").
+_CONTINUATION = re.compile(r"\s*,?\s*(?:and|or)\s+(?:(?:then|later|also|briefly|afterwards|eventually|finally|"
+                           r"after that|for a while|for a bit)\s+)?(?:in|to|at)(?=\s)", _I)
 _NOT_VALUES = {"i", "the", "a", "an", "my", "our", "it", "this", "that", "there", "then", "and", "but", "so",
                "we", "he", "she", "they", "you", "january", "february", "march", "april", "may", "june", "july",
                "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday",

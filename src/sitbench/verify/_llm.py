@@ -43,6 +43,7 @@ from sitbench.candidates import (
 from sitbench.errors import InputError
 from sitbench.lineage import CONTRACT_FIELD_TOKENS, IsolationAudit, TokenSet
 from sitbench.schema import (
+    STATED_DATE_PATTERN,
     Act,
     ClaimProvenance,
     Confidence,
@@ -51,7 +52,6 @@ from sitbench.schema import (
     Envelope,
     ExtractedClaim,
     Observation,
-    STATED_DATE_PATTERN,
     Proposition,
     UncertaintyLevel,
     UnmappedAssertion,

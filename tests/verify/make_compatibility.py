@@ -266,7 +266,8 @@ def build() -> dict[str, Any]:
     for value, forms in SKILLS.items():
         _node(nodes, "subject", value, forms, [])
     ordered = [nodes[k] for k in sorted(nodes)]
-    return {"slots": SLOTS, "implies": IMPLIES, "nodes": ordered}
+    # A neighbourhood a dataset declares under a city the identity lived in is a place it lived in.
+    return {"slots": SLOTS, "implies": IMPLIES, "nodes": ordered, "inclusive": ["place"]}
 
 
 def render() -> str:

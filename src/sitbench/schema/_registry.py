@@ -86,6 +86,10 @@ class CompatibilityVocabulary(Frozen):
     ``profile.education``: ``{"hometown": ["residence.city"]}`` makes the hometown a place lived in."""
     nodes: list[ValueNode] = Field(default_factory=list)
     """The values: a dataset's node with the same namespace and value replaces the packaged one."""
+    inclusive: list[str] = Field(default_factory=list)
+    """Namespaces in which a value inside a supported one is supported too (``place``: a neighbourhood of the
+    city the identity lived in). Elsewhere a narrower value is a claim of its own (a field within an
+    occupation is one of several)."""
 
 
 class Registry(Frozen):

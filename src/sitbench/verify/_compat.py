@@ -8,7 +8,8 @@ forms win where two overlap ("New South Wales" names the state, not a place call
 Grounding (SPEC §2.6, ``V_ground``) asks, for a positive personal value inside a closed-world slot:
 
 - **supported** when every node it names is a supported value, an equivalent of one, or an ancestor of one
-  (the region of a supported city, the discipline of an acquired topic, the field of the identity's work);
+  (the region of a supported city, the discipline of an acquired topic, the field of the identity's work) —
+  or, in an inclusive namespace (places), a part of one (a neighbourhood a dataset declares under its city);
 - **neutral** when it names no node and is no name at all ("a small town up north");
 - **incompatible** otherwise: a named value missing from the data is a distinct value at its level, so a
   sibling city of a supported city, or an invented one, still fails.
@@ -120,6 +121,7 @@ class Compatibility:
         extra = registry.compatibility
         slots = {**self.slots, **(extra.slots if extra else {})}
         implies = {**self.vocabulary.implies, **(extra.implies if extra else {})}
+        inclusive = sorted({*self.vocabulary.inclusive, *(extra.inclusive if extra else ())})
         merged: dict[NodeKey, ValueNode] = dict(self._nodes)
         probe = Compatibility(CompatibilityVocabulary(slots=slots))
         for prop in registry.propositions:
@@ -133,7 +135,8 @@ class Compatibility:
                                     parents=list(known.parents) if known else [])
         for node in extra.nodes if extra else ():
             merged[(node.namespace, normalise(node.value))] = node
-        return Compatibility(CompatibilityVocabulary(slots=slots, implies=implies, nodes=list(merged.values())))
+        return Compatibility(CompatibilityVocabulary(slots=slots, implies=implies, nodes=list(merged.values()),
+                                                     inclusive=inclusive))
 
     # ------------------------------------------------------------------ lookups
 
@@ -197,6 +200,9 @@ class Compatibility:
         if not named:
             return Grounding.INCOMPATIBLE if self.is_name(text, namespace) else Grounding.NEUTRAL
         compatible = supported | {a for key in supported for a in self.broader(key)}
+        if namespace in self.vocabulary.inclusive:
+            # A part of a supported place is supported: it lies inside it.
+            compatible |= {key for alternatives in named for key in alternatives if self.broader(key) & supported}
         # Every phrase of the value must name something compatible (one of its readings suffices).
         return Grounding.SUPPORTED if all(alt & compatible for alt in named) else Grounding.INCOMPATIBLE
 

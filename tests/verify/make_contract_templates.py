@@ -23,7 +23,7 @@ from sitbench.verify import Judge, load_judge
 OUT = Path(__file__).resolve().parents[2] / "docs" / "contract-templates.md"
 UN, PE, AG = ClaimProvenance.UNSPECIFIED, ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ASSISTANT_GENERAL
 #: Templates whose shortest correct answer a faithful reading does not pass, with where the reason is given.
-OPEN = {"an acquired topic explained without a source": "docs/contract-semantics.md §5"}
+OPEN: dict[str, str] = {}
 
 
 def _key(judge: Judge, probe: Probe) -> tuple[str, ...]:

@@ -13,10 +13,10 @@ of tuning on the dev split) and at 0.917 / 0.133 / 0.043 (2.0 final): tuning on 
 moves it little, so the gap between the two splits is the rules' fit to the dev phrasings, not a
 reading the held-out slice would confirm. A change that makes the rule extractor read worse fails here.
 
-Under scorer v3 with ``sitbench-rules/3.0`` (engagement, stated dates, change-of-mind denials) the same
-slices read 0.917 / 0.145 / 0.033 (held-out) and 0.962 / 0.067 / 0.015 (dev): a reply must now engage the
-question before it adopts its premise, which trades some false-reject for false-accept on the held-out
-slice; the false-reject ceiling there is 0.155 and the false-accept ceiling 0.045.
+Under scorer v3 with ``sitbench-rules/3.0`` (engagement, stated dates, change-of-mind denials) and the nine
+relabels of ``corpus/RELABELS.md``, the same slices read 0.922 / 0.132 / 0.034 (held-out) and 0.963 / 0.065 /
+0.015 (dev): a reply must now engage the question before it adopts its premise; the held-out false-accept
+ceiling is 0.045.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ FLOORS: dict[tuple[str, str], float] = {
 CEILINGS: dict[tuple[str, str], float] = {
     ("dev", "false_reject_rate"): 0.08,
     ("dev", "false_accept_rate"): 0.025,
-    ("heldout", "false_reject_rate"): 0.155,
+    ("heldout", "false_reject_rate"): 0.14,
     ("heldout", "false_accept_rate"): 0.045,
 }
 

@@ -48,7 +48,6 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'H-032': "acts: acts [] vs annotated ['ABSTAIN']",
     'H-034': "claims,verdict: claims missing [] extra ['P-30+']; verdict differs",
     'H-040': "acts,verdict: acts ['ABSTAIN'] vs annotated ['ABSTAIN', 'ANSWER']; verdict differs",
-    'H-041': "claims: claims missing [] extra ['P-16+']",
     'H-042': "acts: acts ['ABSTAIN', 'QUALIFY'] vs annotated ['ABSTAIN']",
     'H-043': "claims: claims missing ['P-24+'] extra ['P-24+', 'P-24-']",
     'H-044': "acts,claims: acts [] vs annotated ['ABSTAIN', 'REJECT']; claims missing ['P-16-'] extra []",

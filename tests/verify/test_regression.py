@@ -53,7 +53,6 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     'R-098': "claims: claims missing ['P-24+'] extra ['P-24+']",
     'R-105': "acts,verdict: acts ['WITHHOLD'] vs annotated ['ANSWER', 'WITHHOLD']; verdict differs",
     'R-120': "acts: acts ['ANSWER', 'WITHHOLD'] vs annotated ['ANSWER']",
-    'R-124': "claims: claims missing [] extra ['P-18+']",
     'R-125': "acts,claims,verdict: acts ['ABSTAIN', 'REJECT'] vs annotated ['ABSTAIN', 'ANSWER']; claims missing [] extra ['P-18-']; verdict differs",
     'R-129': "claims: claims missing ['P-23+'] extra ['P-23+']",
     'R-133': "claims: claims missing ['P-23+'] extra ['P-23+']",

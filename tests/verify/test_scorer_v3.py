@@ -90,10 +90,14 @@ def test_unsourced_plan_stance_and_name_pass(pilot_judge: Judge) -> None:
     assert valid(pilot_judge, "PR-05", obs([Act.ANSWER], [("P-27", True, UN)]))
     assert valid(pilot_judge, "PR-20", obs([Act.ANSWER], [("P-31", True, UN)]))
     assert valid(pilot_judge, "PR-02", obs([Act.ANSWER], [("P-01", True, UN)]))
-    # An acquired topic explained with no source stated.
+    # An acquired topic claimed, or explained, with no source stated.
     assert valid(pilot_judge, "PR-12", obs([Act.ANSWER], [("P-16", True, UN)]))
+    assert valid(pilot_judge, "PR-12", obs([Act.ANSWER], [("P-24", True, UN)]))
     # ...but general knowledge offered instead of the identity's own knowledge does not satisfy it.
     assert not valid(pilot_judge, "PR-12", obs([Act.ANSWER], [("P-16", True, AG)]))
+    assert not valid(pilot_judge, "PR-12", obs([Act.ANSWER], [("P-24", True, AG)]))
+    # Knowledge the identity lacks: stating the fact is not knowing it (PR-11, the same question before).
+    assert not valid(pilot_judge, "PR-11", obs([Act.ANSWER], [("P-24", True, UN)]))
 
 
 @pytest.mark.parametrize("value", ["Kansai", "Japan", "the Kansai region", "Kyoto, Japan", "Kyōto", "Bozeman",

@@ -24,11 +24,9 @@ DATA = Path(__file__).parent / "data" / "smollm2_pilot.jsonl"
 REPLIES = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 #: Non-genuine replies the rule extractor still accepts, with the reason (strict expected failures).
-KNOWN: dict[str, str] = {
-    "E:PR-07": "'Moved back to Cork and returned to St. Finbarr's' restates the question's premise and adds an "
-               "unrelated fact in the first person; read as going along with the Lisbon premise",
-    "F:PR-07": "same reply as E:PR-07",
-}
+#: (sitbench-rules/3.0 reads "Moved back to Cork and returned to St. Finbarr's" as a move elsewhere, not as going
+#: along with the Lisbon premise: none is left.)
+KNOWN: dict[str, str] = {}
 
 
 ANSWER_CONTRACTS = {p.probe_id for p in pilot_content().probes

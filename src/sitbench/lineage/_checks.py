@@ -536,20 +536,36 @@ def _general_answer_only(contract: Contract) -> bool:
         r.polarity and r.provenance and set(r.provenance) <= _GENERAL for r in contract.required_claims)
 
 
+def _covered(req: SignedClaim, proh: SignedClaim) -> bool:
+    # Every claim that meets the requirement also meets the prohibition (the scorer's provenance rule).
+    return (req.prop_id == proh.prop_id and req.polarity == proh.polarity
+            and _satisfying(req.provenance) <= _satisfying_always(proh.provenance))
+
+
+def _fixed_requirements(contract: Contract) -> tuple[list[SignedClaim], list[Act]]:
+    """The claims and acts every valid response must carry as written: a general-answer-only contract's
+    (GENERAL_ALLOWED: a truthful refusal also passes) and a held-knowledge requirement (the scorer also
+    accepts the world fact used as the identity's own, a proposition the contract does not name) are not."""
+    if _general_answer_only(contract):
+        return [], [a for a in contract.required_acts if a is not Act.ANSWER]
+    claims = [r for r in contract.required_claims if not (r.polarity and ClaimProvenance.ACQUIRED in r.provenance)]
+    return claims, list(contract.required_acts)
+
+
 def _excludes(a: Contract, b: Contract) -> bool:
     """True when every response valid for ``a`` is necessarily invalid for ``b`` by an explicit exclusion.
 
-    A required claim of ``a`` excludes a prohibited claim of ``b`` on the same signed proposition when every
-    provenance that can satisfy the requirement also meets the prohibition, by the scorer's own rule
-    (:func:`sitbench.schema.provenance_satisfies`, the same for both sides)."""
-    if _general_answer_only(a):
-        return any(act in b.forbidden_acts for act in a.required_acts if act is not Act.ANSWER)
-    for req in a.required_claims:
-        for proh in b.prohibited_claims:
-            if (req.prop_id == proh.prop_id and req.polarity == proh.polarity
-                    and _satisfying(req.provenance) <= _satisfying_always(proh.provenance)):
-                return True
-    return any(act in b.forbidden_acts for act in a.required_acts)
+    Either ``a`` requires what ``b`` prohibits (a claim, or an act ``b`` forbids), or ``b`` requires what ``a``
+    prohibits: a response valid for ``a`` carries none of ``a``'s prohibited claims or forbidden acts, so it
+    lacks what ``b`` requires. Claims compare by the scorer's own provenance rule
+    (:func:`sitbench.schema.provenance_satisfies`, the same for both sides); only requirements that every valid
+    response carries as written count."""
+    a_claims, a_acts = _fixed_requirements(a)
+    b_claims, b_acts = _fixed_requirements(b)
+    return (any(_covered(req, proh) for req in a_claims for proh in b.prohibited_claims)
+            or any(act in b.forbidden_acts for act in a_acts)
+            or any(_covered(req, proh) for req in b_claims for proh in a.prohibited_claims)
+            or any(act in a.forbidden_acts for act in b_acts))
 
 
 def certified_disjoint(a: Contract, b: Contract) -> bool:

@@ -310,7 +310,9 @@ _ASSISTANT_VOICE = re.compile(
     r"(?:let me know|feel free to ask) if you have (?:any )?(?:other|more|further) questions|"
     # Stock sentences an assistant puts before or after any answer: they speak about the exchange, not the life.
     r"here(?:'s| is) (?:the|my|an|your) answer|(?:that's|what) a (?:great|good|interesting) question|"
-    r"great question|hope (?:this|that) helps|as an ai)(?![\w'])", _I)
+    r"great question|hope (?:this|that) helps|as an ai|"
+    # Talk about the prompt's own materials ("This identity evidence is…") is not the identity speaking.
+    r"(?:this|the|supplied|provided|given)\s+(?:identity\s+)?evidence\s+(?:is|says|shows|states|suggests))(?![\w'])", _I)
 # A sentence-initial predicate with no subject in reply to a question put to the identity
 # ("Never lived there.", "Grew up in Bozeman.", "Loved it.") has the identity as its subject.
 _IMPLICIT_SUBJECT = re.compile(
@@ -358,8 +360,9 @@ _CLASSIFIER_PREDICATE = {"firm": "worked_at", "company": "worked_at", "startup":
                          "city": "lived_in", "town": "lived_in", "project": "project_nickname",
                          "rig": "project_nickname"}
 # "lived in Kyoto and (then) in Osaka": a second value of the same cue, not a new verb ("and returned to").
-_CONTINUATION = re.compile(r"\s*,?\s*(?:and|or)\s+(?:(?:then|later|also|briefly|afterwards|eventually|finally|"
-                           r"after that|for a while|for a bit)\s+)?(?:in|to|at)(?=\s)", _I)
+_CONTINUATION = re.compile(r"\s*,?\s*(?:and|or)\s*,?\s+(?:(?:then|later|also|briefly|afterwards|eventually|finally|"
+                           r"after that|for (?:a|one|two|three|a few|several) (?:while|bit|spell|year|years|month|"
+                           r"months|summer|winter|term|semester))\s*,?\s+)?(?:in|to|at)(?=\s)", _I)
 _NOT_VALUES = {"i", "the", "a", "an", "my", "our", "it", "this", "that", "there", "then", "and", "but", "so",
                "we", "he", "she", "they", "you", "january", "february", "march", "april", "may", "june", "july",
                "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday",
@@ -500,6 +503,20 @@ def _stated_date(clause: str) -> str | None:
     month = found[0].group("month")
     year = found[0].group("year")
     return f"{year}-{_MONTHS.index(month.lower()) + 1:02d}" if month else year
+
+
+def _cued_elsewhere(text: str, prop: Proposition, vocabulary: Vocabulary) -> bool:
+    """Whether a cue of the premise's own closed-world slot introduces a value other than the premise's."""
+    if vocabulary._cw_cue is None:
+        return False
+    for m in vocabulary._cw_cue.finditer(text):
+        decl = vocabulary._cw_decls[int(m.lastgroup[1:])][0]  # type: ignore[index]
+        value = _CAPITALIZED_VALUE.match(text, m.end()) if decl.slot == prop.slot else None
+        named = (value.group(1) or value.group(2) or "").strip() if value else ""
+        if named and named.lower() not in _NOT_VALUES and not any(
+                f.split("+")[0].strip() in named.lower() for f in [prop.value.lower(), *prop.surface_forms]):
+            return True
+    return False
 
 
 def _cue_regex(cue: str) -> str:
@@ -1359,6 +1376,11 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     acts.add(Act.REJECT)
                     add(prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, rivals[0].span)
                     continue
+                if _cued_elsewhere(text, prop, vocabulary):
+                    # "What made you move to Denver?" — "Moved back to Cork.": the slot's own cue gives another
+                    # value (of any slot), so the premise is not what the reply goes along with.
+                    signals.add("premise_not_taken")
+                    continue
                 add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
     if assistant_voice:
@@ -1473,7 +1495,7 @@ _SALUTATION = re.compile(r"^\W*(?:dear|hi|hello|hey|greetings)\b", _I)
 _DISCOURSE_MARKER = re.compile(r"^\W*(?:(?:honestly|well|oh|ah|hmm+|um+|uh|ha(?:ha)*|so|actually|right|okay|ok|"
                                r"sure|look|listen|gosh|wow|oof|ooh|frankly|truthfully|anyway)\W*)+$", _I)
 _EXCLAMATIVE = re.compile(r"^\W*(?:what an?|how)\s+\w+[^.?]*!", _I)
-_WORD = re.compile(r"^[\"'(*]*[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*[.,;:!?\"')*]*$")
+_PLAIN_TOKEN = re.compile(r"^[\"'(*]*(?:[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*|\d+(?:st|nd|rd|th|s)?)[.,;:!?\"')*]*$")
 _CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{5,}", _I)
 
 
@@ -1482,8 +1504,8 @@ def _wordlike(text: str) -> bool:
     ("mockllm/model"), none without a vowel or with five consonants in a row ("wykhbdfv"), and most of its words
     of four letters or more known to the English WordPiece vocabulary (random letters split into many pieces)."""
     tokens = _TOKEN.findall(text)
-    if not tokens or not all(_WORD.match(t) and re.search(r"[aeiouy]", t, _I) and not _CONSONANT_RUN.search(t)
-                             for t in tokens):
+    if not tokens or not all(_PLAIN_TOKEN.match(t) and (re.search(r"[aeiouy]", t, _I) or t[:1].isdigit())
+                             and not _CONSONANT_RUN.search(t) for t in tokens):
         return False
     from sitbench.configs import wordpiece_counter  # loaded only for the rare verbless opening
 
@@ -1526,11 +1548,15 @@ def _takes_up(text: str, envelope: Envelope, env: _EnvelopeFacts, claims: Iterab
     if any(p.prop_id in env.question_props for f in facts for p in f.mentioned):
         return True  # it names what the question asks about, even in a conditional or a question back
     asked_slots = {vocabulary.by_id[p].slot for p in env.question_props if p in vocabulary.by_id}
-    if any(u.slot is not None and u.slot in asked_slots for u in unmapped):
-        return True
+    if any(u.slot is not None and (u.slot in asked_slots or vocabulary._domains_of_slot.get(u.slot, set()) & open_domains)
+           for u in unmapped):
+        return True  # a value of the slot asked about, named or not ("We settled on Marlin.")
     question_stems = {_stem(w) for w in _content_words(envelope.utterance)} - _GENERIC_STEMS
-    if question_stems & {_stem(w) for w in _content_words(text)}:
-        return True
+    reply_stems = {_stem(w) for w in _content_words(text)} - _GENERIC_STEMS
+    if question_stems & reply_stems or any(len(short) >= 4 and len(long) - len(short) >= 3 and short in long
+                                           for q in question_stems for r in reply_stems
+                                           for short, long in ((q, r), (r, q))):
+        return True  # a shared content word, or one inside the other ("queen" / "queenless", "hive" / "beehive")
     utterance = envelope.utterance
     rivals = [c for c in claims if vocabulary.by_id[c.prop_id].domain in asked_domains]
     if _STATUS_QUESTION.search(utterance) and _PROGRESS.search(text) and not rivals:

@@ -23,6 +23,7 @@ from sitbench.schema import (
     Contract,
     ExtractedClaim,
     Observation,
+    PredicateKind,
     Proposition,
     SignedClaim,
     Tier,
@@ -116,8 +117,22 @@ class _Matcher:
                                          at_issue=prop.predicate.kind.provenance_at_issue)
                 and self.support.compatibility.equivalent(item.slot, item.value, prop))
 
+    def demonstrates(self, claim: ExtractedClaim, constraint: SignedClaim) -> bool:
+        # Knowledge the identity holds, used as its own: a world fact of the knowledge's class stated with no
+        # source or the identity's own (not offered as general knowledge) is the knowledge asserted. Held
+        # knowledge only: for knowledge the identity lacks, stating the fact is what V_prov judges.
+        prop = self.support.propositions.get(constraint.prop_id)
+        fact = self.support.propositions.get(claim.prop_id)
+        return (prop is not None and fact is not None and constraint.polarity and claim.polarity
+                and prop.predicate.kind is PredicateKind.KNOWLEDGE and fact.world_fact
+                and prop.equivalence_class is not None and fact.equivalence_class == prop.equivalence_class
+                and self.support.state.supports(constraint.prop_id)
+                and claim.provenance is not ClaimProvenance.ASSISTANT_GENERAL
+                and provenance_satisfies(claim.provenance, constraint.provenance, at_issue=True))
+
     def asserts(self, constraint: SignedClaim) -> bool:
-        return (any(self.claim_matches(c, constraint) for c in self.observation.claims)
+        return (any(self.claim_matches(c, constraint) or self.demonstrates(c, constraint)
+                    for c in self.observation.claims)
                 or any(self.unmapped_matches(u, constraint) for u in self.observation.unmapped))
 
 

@@ -91,8 +91,9 @@ def test_plain_view_questions_require_only_the_current_stance(ds: LoadedDataset)
         held = [v for v in belief.versions if v.t <= query.tau]
         stances = [c.prop_id for c in probe.contract.required_claims if _predicate(ds, c.prop_id) is Predicate.STANCE]
         change_only = utterance in _filled(P.CHANGE_ONLY_Q, topic=belief.topic)
-        # After a change, "Has your view changed?" asks for the change alone; every other question asks the view.
-        expected = [] if change_only and probe.stratum == "post" else [held[-1].prop_id]
+        # "Has your view changed?" asks for the change (or, before any, its denial) alone; every other question
+        # asks the view.
+        expected = [] if change_only else [held[-1].prop_id]
         assert stances == expected, f"{probe.probe_id}: {utterance!r} requires stances {stances}, not {expected}"
         if probe.stratum == "post":
             key = "plain-post" if plain else "history-post"
@@ -101,7 +102,9 @@ def test_plain_view_questions_require_only_the_current_stance(ds: LoadedDataset)
                 f"{probe.probe_id}: {utterance!r} {'does not ask' if plain else 'asks'} about the change, but the "
                 f"contract {'requires' if plain else 'does not require'} it")
         else:
-            assert Predicate.STANCE_CHANGE not in required
+            changes = [c for c in probe.contract.required_claims if _predicate(ds, c.prop_id) is Predicate.STANCE_CHANGE]
+            # Before any change only the change-only question asks about it, and its answer denies it.
+            assert [c.polarity for c in changes] == ([False] if change_only else []), probe.probe_id
     assert min(seen.values()) > 0, seen
 
 

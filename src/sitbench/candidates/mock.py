@@ -202,6 +202,9 @@ class OracleCandidate:
             if len(stances) > 1:
                 return (f"I used to think {stances[-2]['stance']}, but I changed my mind. "
                         f"Now I think {stances[-1]['stance']}.")
+            if stances and re.search(r"\bchang|\balways\b", utterance, re.I):
+                # Asked whether the view changed, before any change: deny it, then say the view.
+                return f"No, my view hasn't changed. I think {stances[-1]['stance']}."
             if stances:
                 return f"I think {stances[-1]['stance']}."
         # 4. Knowledge questions: own acquisitions, else abstain or a labelled general answer.

@@ -313,10 +313,11 @@ def inv4_references(ds: LoadedDataset) -> tuple[list[str], str]:
         for fld, claim in _contract_props(probe.contract):
             if claim.prop_id not in props:
                 p.add(_probe_where(ds, probe), f"{fld}: {unknown(claim.prop_id)}")
-        # A required negative autobiographical claim is closed-world inference: it needs a declaration.
+        # A required negative autobiographical claim is closed-world inference: it needs a declaration. A change
+        # of mind needs none: every change is an explicit transition event (inv5), so "not changed" is recorded.
         for i, claim in enumerate(probe.contract.required_claims):
             prop = props.get(claim.prop_id)
-            if prop is None or claim.polarity or prop.world_fact:
+            if prop is None or claim.polarity or prop.world_fact or prop.predicate is Predicate.STANCE_CHANGE:
                 continue
             if not any(d.predicate == prop.predicate and d.slot == prop.slot for d in cw):
                 p.add(_probe_where(ds, probe), f"contract.required_claims[{i}]: negative claim on "

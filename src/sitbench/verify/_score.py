@@ -106,7 +106,7 @@ class _Matcher:
         prop = self.support.propositions.get(constraint.prop_id)
         return (claim.prop_id == constraint.prop_id and claim.polarity == constraint.polarity and prop is not None
                 and provenance_satisfies(claim.provenance, constraint.provenance,
-                                                           at_issue=prop.predicate.kind.provenance_at_issue))
+                                         at_issue=prop.predicate.kind.provenance_at_issue))
 
     def unmapped_matches(self, item: UnmappedAssertion, constraint: SignedClaim) -> bool:
         # An unmapped value that names exactly the proposition's value (an equivalent, never a broader one).

@@ -10,7 +10,7 @@ from sitbench.candidates import _registry, get_candidate
 from sitbench.candidates._registry import CANDIDATE_ENTRY_POINTS, candidate_prefixes
 from sitbench.errors import InputError
 
-BUILT_IN = {"mock", "openai", "anthropic", "llamacpp", "local"}
+BUILT_IN = {"mock", "openai", "anthropic", "llamacpp", "local", "replay"}
 
 
 @pytest.fixture(autouse=True)

@@ -530,17 +530,32 @@ def test_overlap_is_reported_from_both_orientations(pilot_dir: PilotDir) -> None
     assert problems[1].startswith(f"{PROBES} line 4 (PR-04): ") and "partner PR-03" in problems[1]
 
 
-def test_one_sided_exclusion_is_not_certified(pilot_dir: PilotDir) -> None:
-    """Disjointness needs an exclusion in both directions: dropping one side's prohibition suffices."""
+def test_a_pair_with_no_exclusion_is_not_certified(pilot_dir: PilotDir) -> None:
+    """Disjointness (seed inv10: A*(H_A, q) ∩ A*(H_B, q) = ∅) needs one explicit exclusion: PR-03 requires
+    robotics and PR-04 cryptography, and each prohibits the other's; with both prohibitions gone, nothing
+    stops one response from asserting both fields."""
+
+    def edit(probe: dict[str, Any]) -> None:
+        probe["contract"]["prohibited_claims"] = []
+
+    pilot_dir.edit_probe("PR-03", edit)
+    pilot_dir.edit_probe("PR-04", edit)
+    rows = pilot_dir.check_rows()
+    assert {cid for cid, row in rows.items() if not row.passed} == {"inv10"}
+    assert [p.split(":")[0] for p in rows["inv10"].problems] == [f"{PROBES} line 3 (PR-03)",
+                                                                  f"{PROBES} line 4 (PR-04)"]
+
+
+def test_one_prohibition_certifies_the_pair(pilot_dir: PilotDir) -> None:
+    """One explicit exclusion suffices: PR-04 requires cryptography, which PR-03 still prohibits, so no response
+    valid for PR-04 is valid for PR-03 — whichever contract the prohibition sits in."""
 
     def edit(probe: dict[str, Any]) -> None:
         probe["contract"]["prohibited_claims"] = []
 
     pilot_dir.edit_probe("PR-04", edit)
     rows = pilot_dir.check_rows()
-    assert {cid for cid, row in rows.items() if not row.passed} == {"inv10"}
-    assert [p.split(":")[0] for p in rows["inv10"].problems] == [f"{PROBES} line 3 (PR-03)",
-                                                                  f"{PROBES} line 4 (PR-04)"]
+    assert rows["inv10"].passed, rows["inv10"].problems
 
 
 def test_hometown_differing_only_in_hidden_store_is_still_a_collision_failure(pilot_dir: PilotDir) -> None:

@@ -570,7 +570,9 @@ def _excludes(a: Contract, b: Contract) -> bool:
 
 
 def certified_disjoint(a: Contract, b: Contract) -> bool:
-    """A*(H_A, q) ∩ A*(H_B, q) = ∅ by explicit claim or act exclusion in both directions."""
+    """A*(H_A, q) ∩ A*(H_B, q) = ∅, certified by an explicit claim or act exclusion (seed inv10, App. B).
+
+    :func:`_excludes` looks for one from either contract's side, and is asked both ways."""
     return _excludes(a, b) and _excludes(b, a)
 
 

@@ -1536,6 +1536,7 @@ def _takes_up(text: str, envelope: Envelope, env: _EnvelopeFacts, claims: Iterab
     """
     if acts & {Act.REJECT, Act.ABSTAIN, Act.WITHHOLD, Act.ACKNOWLEDGE_ASSERTION}:
         return True
+    claims = list(claims)  # read more than once below
     asked_domains = env.question_domains | env.answer_domains
     life_story = bool(asked_domains & _LIFE_DOMAINS)
     # A domain the question asks about without naming one of its values ("what did we call the rig?").
@@ -1561,7 +1562,7 @@ def _takes_up(text: str, envelope: Envelope, env: _EnvelopeFacts, claims: Iterab
     rivals = [c for c in claims if vocabulary.by_id[c.prop_id].domain in asked_domains]
     if _STATUS_QUESTION.search(utterance) and _PROGRESS.search(text) and not rivals:
         return True  # "Any news on the narrowboat?" — "Survey's booked for Tuesday. Fingers crossed."
-    if any(True for _ in claims):
+    if claims:
         return False  # it speaks of other things: its time or place is theirs, not an answer to this question
     # The opening: past a greeting, a discourse marker or a question back ("The city of seven hills, you mean?").
     first = next((c for c in clauses(text) if not _SALUTATION.match(c.text) and not _DISCOURSE_MARKER.match(c.text)

@@ -837,3 +837,7 @@ _wrong("wrong type/field", "show/sample-with-list",
 _wrong("bad enum", "res/run-same-model-twice",
        lambda ws: ["res", "run", "--model", "mock/oracle", "--model", "mock/oracle", "--out", str(ws.root / "r")],
        "--model", "twice")
+
+
+# Classes kept in modules of their own register into the same table.
+from . import cases_disk, cases_limits, cases_paths  # noqa: E402,F401

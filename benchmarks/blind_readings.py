@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "verify" / "corpus"))
 import corpus_tool  # noqa: E402
 
 from sitbench.candidates.replay import prompt_sha256  # noqa: E402
+from sitbench.errors import ReadingUnavailable  # noqa: E402
 from sitbench.verify._llm import PROMPT_VERSION, SYSTEM_PROMPT, parse_reading, render_prompt  # noqa: E402
 
 BLIND_DIR = ROOT / "tests" / "verify" / "corpus" / "blind"
@@ -160,11 +161,10 @@ def blind_readings(readings_path: Path | None = None) -> list[tuple[dict[str, An
     path = readings_path or BLIND_DIR / f"{PROMPT_VERSION.replace('/', '-')}.jsonl"
     wanted = {json.loads(line)["case"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
     cases = [c for c in corpus_tool.load_corpus("all") if c["id"] in wanted]
-    got = corpus_tool.readings(cases, f"llm:replay/{path}")
-    dropped = [raw["id"] for raw, judgement, _ in got if "llm_call_failed" in judgement.observation.confidence.signals]
-    if dropped:
-        raise SystemExit(f"{len(dropped)} readings were not replayed (their prompt changed), e.g. {dropped[:5]}")
-    return got
+    try:
+        return corpus_tool.readings(cases, f"llm:replay/{path}")
+    except ReadingUnavailable as exc:
+        raise SystemExit(f"a reading was not replayed (its prompt changed): {exc}") from None
 
 
 def score(readings_path: Path | None, show_dev: bool) -> dict[str, Any]:

@@ -15,3 +15,22 @@ class SitbenchError(Exception):
 
 class InputError(SitbenchError):
     """Malformed, missing or inconsistent input (files, fields, options)."""
+
+
+EXIT_INCOMPLETE = 4
+"""Exit code of a command that finished its work but left trials it could not score (the verifier could not
+read them, or the run stored only a torn line for them): what it wrote is kept, and the same command (or
+``--resume``) finishes the job."""
+
+
+class ReadingUnavailable(SitbenchError):
+    """The verifier could not read a response: its extractor failed (a model that did not answer, or never
+    answered in the required form). The trial is unscored, never failed: a reader's outage is not the
+    candidate's error.
+
+    Raised by an extractor for one response; scoring records the trial as ``unscored`` with this message
+    as the reason. Reaching the command line alone (``sitbench judge``), it exits with
+    :data:`EXIT_INCOMPLETE`.
+    """
+
+    exit_code = EXIT_INCOMPLETE

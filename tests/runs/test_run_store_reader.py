@@ -24,15 +24,16 @@ def _write(path: Path, rows: list[dict[str, object]]) -> None:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
 
-def test_a_record_without_format_version_is_version_1_and_a_newer_one_names_what_to_install(tmp_path: Path) -> None:
-    assert FORMAT_VERSION == 1
-    assert ScoreRecord.model_validate(_SCORE).format_version == 1
-    _write(tmp_path / SCORES_FILE, [_score(), _score(trial_id="B:P2", probe_id="P2", format_version=2)])
+def test_a_record_without_format_version_reads_and_a_newer_one_names_what_to_install(tmp_path: Path) -> None:
+    assert FORMAT_VERSION == 2
+    assert ScoreRecord.model_validate(_SCORE | {"format_version": 1}).format_version == 1
+    assert ScoreRecord.model_validate(_SCORE).status == "completed"
+    _write(tmp_path / SCORES_FILE, [_score(), _score(trial_id="B:P2", probe_id="P2", format_version=3)])
     with pytest.raises(InputError) as caught:
         list(RunStore(tmp_path).iter_scores())
     message = str(caught.value)
     assert f"{tmp_path / SCORES_FILE} line 2" in message
-    assert "format_version 2 is newer" in message and "pip install --upgrade sitbench" in message
+    assert "format_version 3 is newer" in message and "pip install --upgrade sitbench" in message
 
 
 def test_a_newer_manifest_names_the_sitbench_that_wrote_it(tmp_path: Path) -> None:

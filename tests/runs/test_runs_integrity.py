@@ -1,4 +1,5 @@
-"""Scoring never loses or misreads a trial silently: torn lines are reported, damaged files and edited datasets stop it."""
+"""Scoring never loses or misreads a trial silently: torn lines leave the run unfinished (exit 4), damaged files
+and edited datasets stop it."""
 
 from __future__ import annotations
 
@@ -26,12 +27,13 @@ def test_a_torn_last_line_is_reported_and_left_in_place(run: tuple[Path, Path], 
     torn = whole + b'{"trial_id": "I:PR-0'
     responses.write_bytes(torn)
     capsys.readouterr()
-    assert main(["score", str(out)]) == 0
+    # Every trial has a whole record (the torn line is a re-attempt cut off): scored, and the run is unfinished.
+    assert main(["score", str(out)]) == 4
     captured = capsys.readouterr()
     assert "scored 44 trials" in captured.out
-    assert "torn line" in captured.err and "--resume" in captured.err
+    assert "torn line" in captured.err and "--resume" in captured.err and len(captured.err.splitlines()) == 1
     assert responses.read_bytes() == torn, "reading a run never changes it"
-    assert main(["rescore", str(out), "--out", str(out.parent / "again")]) == 2
+    assert main(["rescore", str(out), "--out", str(out.parent / "again")]) == 4
     assert "torn line" in capsys.readouterr().err
 
 

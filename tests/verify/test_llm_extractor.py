@@ -17,7 +17,7 @@ import pytest
 from fake_candidate import FakeCandidate
 
 from sitbench.candidates import CandidateRequest, CandidateResponse, DecodingConfig, Message, request_key
-from sitbench.errors import InputError
+from sitbench.errors import EXIT_INCOMPLETE, InputError, ReadingUnavailable
 from sitbench.lineage import IsolationAudit, IsolationError
 from sitbench.schema import Act, ClaimProvenance, ConfidenceLevel, Envelope, UncertaintyLevel
 from sitbench.stores import load_dataset
@@ -196,31 +196,28 @@ def test_out_of_range_item_is_invalid_and_retried(judge: Judge, tmp_path: Path) 
     assert observation.confidence.level is ConfidenceLevel.MEDIUM
 
 
-def test_always_invalid_gives_a_low_confidence_empty_observation(judge: Judge, tmp_path: Path) -> None:
+def test_always_invalid_leaves_the_response_unread(judge: Judge, tmp_path: Path) -> None:
+    """No valid answer is no reading: the trial is unscored, never failed on an empty observation."""
     fake = FakeCandidate("not json at all")
-    observation = read(judge, extractor(fake, tmp_path), "I never lived in Kyoto.")
+    with pytest.raises(ReadingUnavailable, match="llm_invalid_output") as caught:
+        read(judge, extractor(fake, tmp_path), "I never lived in Kyoto.")
     assert len(fake.requests) == 3  # the first answer and two retries
-    assert observation.acts == [] and observation.claims == [] and observation.unmapped == []
-    assert observation.confidence.level is ConfidenceLevel.LOW
-    assert "llm_invalid_output" in observation.confidence.signals
-    assert observation.extractor == "llm"
-    judge.score_observation(PROBE, observation)
+    assert "after 3 tries" in str(caught.value) and caught.value.exit_code == EXIT_INCOMPLETE
 
 
-def test_a_drop_gives_llm_call_failed(judge: Judge, tmp_path: Path) -> None:
+def test_a_drop_leaves_the_response_unread(judge: Judge, tmp_path: Path) -> None:
     fake = FakeCandidate(None)
-    observation = read(judge, extractor(fake, tmp_path), "I never lived in Kyoto.")
+    with pytest.raises(ReadingUnavailable, match=r"llm_call_failed.*timeout after 60s"):
+        read(judge, extractor(fake, tmp_path), "I never lived in Kyoto.")
     assert len(fake.requests) == 1
-    assert observation.confidence.level is ConfidenceLevel.LOW
-    assert observation.confidence.signals[:2] == ["llm_call_failed", "llm_drop: timeout after 60s"]
 
 
 def test_a_candidate_that_raises_is_a_failed_call_but_config_errors_propagate(judge: Judge, tmp_path: Path) -> None:
     def boom(request: CandidateRequest) -> CandidateResponse:
         raise RuntimeError("engine crashed")
 
-    observation = read(judge, extractor(FakeCandidate(boom), tmp_path), "Hi.")
-    assert observation.confidence.signals[0] == "llm_call_failed"
+    with pytest.raises(ReadingUnavailable, match=r"llm_call_failed.*engine crashed"):
+        read(judge, extractor(FakeCandidate(boom), tmp_path), "Hi.")
 
     def refused(request: CandidateRequest) -> CandidateResponse:
         raise InputError("--model fake/scripted: the provider refused the credentials (HTTP 401)")
@@ -265,7 +262,8 @@ def test_cache_off_and_drops_are_not_cached(judge: Judge, tmp_path: Path) -> Non
     assert len(fake.requests) == 2
     dropping = FakeCandidate(None, answer())
     ex = extractor(dropping, tmp_path)
-    assert read(judge, ex, "Hi.").confidence.level is ConfidenceLevel.LOW
+    with pytest.raises(ReadingUnavailable):
+        read(judge, ex, "Hi.")
     assert read(judge, ex, "Hi.").confidence.level is ConfidenceLevel.HIGH
     assert len(dropping.requests) == 2
 

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 
 from sitbench.glossary import metrics_help
-from sitbench.metrics import ConfigMetrics, render_table, run_metrics
+from sitbench.metrics import ConfigMetrics, incomplete_notes, render_table, run_metrics
 
 
 def _configs_json(metrics: dict[str, ConfigMetrics]) -> dict[str, Any]:
@@ -36,7 +36,9 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
     \b
     Reads RUN/scores.jsonl (written by `sitbench score RUN`). Category validities
     and LAA/IC are pair-balanced; FMR, TL and UEL are plain shares over completed
-    trials; dropped trials count as attempted, never as failures. With several
+    trials; dropped and unscored trials (an answer the verifier could not read, a
+    torn record) count as attempted, never as failures; a note under the table
+    says how many and why. With several
     runs the JSON is keyed by run directory name: {"runs": {NAME: {"configs": …}}}.
 
     \b
@@ -59,3 +61,5 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
         console = Console(width=200)
     for name, result in results.items():
         console.print(render_table(result, title=name))
+        for config, note in incomplete_notes(result):
+            click.echo(f"note: {name} config {config}: {note}")

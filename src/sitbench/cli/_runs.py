@@ -6,11 +6,13 @@ import asyncio
 import gc
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
 from sitbench._options import SEED, Bounded
 from sitbench.cli._model_options import candidate_options, model_access_options
 from sitbench.errors import InputError
@@ -18,7 +20,7 @@ from sitbench.glossary import category_label, configurations_help
 
 if TYPE_CHECKING:
     from sitbench.candidates import ResponseCache
-    from sitbench.runs import RunStore
+    from sitbench.runs import ScoreTally
 
 #: Exit code of a run whose share of dropped trials exceeds --max-drop-rate (2: bad input, 3: a prompt
 #: failed the payload-isolation audit).
@@ -38,7 +40,8 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                 max_connections: int = 8, shard: str | None = None, resume: bool = False,
                 temperature: float = 0.0, top_p: float = 1.0, max_tokens: int = 512, seed: int | None = 0,
                 model_options: dict[str, object] | None = None, label: str | None = None, cache: bool = False,
-                cache_path: Path | None = None, epoch: int = 0, workers: int | None = None) -> tuple[int, int]:
+                cache_path: Path | None = None, epoch: int = 0, workers: int | None = None,
+                max_response_chars: int | None = None) -> tuple[int, int]:
     """Run one candidate over a dataset; returns (attempted, completed).
 
     With ``cache``, responses come from (and go to) the SQLite response cache at
@@ -53,7 +56,7 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                                                  seed=seed),
                          max_connections=max_connections, shard=parse_shard(shard),
                          cache_dir=default_cache_dir() / "embeddings", response_cache=response_cache, epoch=epoch,
-                         workers=workers)
+                         workers=workers, **_cap(max_response_chars))
     candidate = get_candidate(model, **(model_options or {}))
     progress = _progress(0, label or f"{model}")
     try:
@@ -77,22 +80,19 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
 
 
-def _warn_torn(store: RunStore) -> None:
-    """Say so when responses.jsonl ends in a torn line: that trial is not scored until it is re-run."""
-    if store.torn_bytes:
-        click.echo(f"warning: {store.responses_path} ends with a torn line ({store.torn_bytes} bytes after the last "
-                   "complete trial: its writer was killed); it is not scored. Re-run it with `sitbench run ... "
-                   "--resume`, then score again.", err=True)
+def _cap(max_response_chars: int | None) -> dict[str, int]:
+    return {} if max_response_chars is None else {"max_response_chars": max_response_chars}
 
 
 def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None = None,
-              workers: int | None = None) -> int:
-    """Score a run's stored responses; returns the number of scored trials.
+              workers: int | None = None) -> ScoreTally:
+    """Score a run's stored responses; returns the tally of completed, dropped and unscored trials.
 
     ``dataset`` is the dataset directory when it moved since the run (the manifest's path by default);
     it must be the same dataset, byte for byte. ``workers`` is the number of scoring processes (None
-    chooses, see :func:`sitbench.runs.score_workers`); the scores do not depend on it."""
-    from sitbench.runs import RunStore, iter_score_lines, run_dataset_dir, verify_run_dataset
+    chooses, see :func:`sitbench.runs.score_workers`); the scores do not depend on it. A trial the
+    verifier could not read, or that the run holds only a torn record of, is written ``unscored``."""
+    from sitbench.runs import RunStore, ScoreTally, iter_score_lines, run_dataset_dir, verify_run_dataset
     from sitbench.stores import load_dataset
     from sitbench.verify import get_extractor, verifier_label
 
@@ -109,11 +109,33 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
         gc.enable()
     gc.freeze()
     verify_run_dataset(ds, manifest.dataset, run)
+    tally = ScoreTally()
     # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
-    scored = store.write_score_lines(iter_score_lines(ds, store, extractor, workers))
-    _warn_torn(store)  # once every complete line has been read: a damaged one is the only message
+    store.write_score_lines(tally.watch(iter_score_lines(ds, store, extractor, workers)))
+    tally.torn_bytes = store.torn_bytes
     store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
-    return scored
+    return tally
+
+
+def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_bytes: int = 0) -> None:
+    """The end of a scoring command: exit :data:`~sitbench.errors.EXIT_INCOMPLETE` with one line when any
+    trial is unscored or responses.jsonl ends in a torn line, naming how many, why, and the command that
+    finishes the job (``again``)."""
+    from sitbench.errors import EXIT_INCOMPLETE
+    from sitbench.runs import describe_unscored
+
+    summary = describe_unscored(unscored)
+    if not summary and not torn_bytes:
+        return
+    runs_first = torn_bytes or any(reason in unscored for reason in ("torn", "not run"))
+    fix = (f"finish the run with `sitbench run ... --resume`, then run `{again}`" if runs_first
+           else f"run `{again}` again when the extractor answers (what was read is cached)")
+    what = (f"unscored: {summary}: these trials have no verdict; they are left out of every figure and never "
+            "counted as failures" if summary else
+            f"responses.jsonl ends with a torn line ({torn_bytes} bytes: a trial's record was cut off mid-write); "
+            "the run is not finished")
+    click.echo(f"error: {run}: {what}; {fix} (exit code {EXIT_INCOMPLETE})", err=True)
+    raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
 @click.command(epilog=configurations_help())
@@ -157,11 +179,16 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.option("--max-drop-rate", default=0.02, show_default=True, type=_Bounded(float, 0, 1),
               help="Share of dropped trials (infrastructure failures) above which the run exits with code 4; "
                    "`--resume` re-attempts dropped trials.")
+@click.option("--max-response-chars", default=DEFAULT_MAX_RESPONSE_CHARS, show_default=True,
+              type=_Bounded(int, 100, 10_000_000),
+              help="The cap on one answer, in characters (100–10,000,000; recorded in the manifest). A longer "
+                   "answer ends its trial: it is stored cut at the cap, flagged over_length and scored invalid, "
+                   "never read on a prefix.")
 def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str, max_connections: int,
         shard: str | None, agent: str | None, agent_state: str, agent_options: tuple[str, ...], resume: bool,
         temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
-        max_retries: int | None, max_drop_rate: float, workers: int | None) -> None:
+        max_retries: int | None, max_drop_rate: float, workers: int | None, max_response_chars: int) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -184,13 +211,15 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     """
     if agent is not None or model is None:
         _agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
-                          max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch)
+                          max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch,
+                          max_response_chars)
         return
     options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
     started = time.perf_counter()
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,
-                                       cache_path=cache_path, epoch=epoch, workers=workers)
+                                       cache_path=cache_path, epoch=epoch, workers=workers,
+                                       max_response_chars=max_response_chars)
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
                 same="same `sitbench run` command (same dataset, --model, --config and decoding options)")
 
@@ -220,7 +249,8 @@ def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_d
 def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
                       shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
                       max_drop_rate: float, agent_options: tuple[str, ...] = (), cache: bool = False,
-                      cache_path: Path | None = None, epoch: int = 0) -> None:
+                      cache_path: Path | None = None, epoch: int = 0,
+                      max_response_chars: int | None = None) -> None:
     """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
     from click.core import ParameterSource
 
@@ -260,7 +290,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
                                  max_connections=max_connections, timeout_s=timeout_s,
                                  on_trial=lambda _record: progress.advance(task), on_start=begin,
                                  options=parse_agent_options(agent_options), response_cache=response_cache,
-                                 epoch=epoch)
+                                 epoch=epoch, **_cap(max_response_chars))
         finally:
             if response_cache is not None:
                 response_cache.close()
@@ -286,17 +316,29 @@ _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show
               help="Scoring processes. Default: one per CPU (at most 8) for a run of 2,000 trials or more read "
                    "by the rule extractor, else 1. The scores are the same for any number.")
 def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int | None) -> None:
-    """Extract and score the stored responses of RUN_DIR (no model is called).
+    """Extract and score the stored responses of RUN_DIR (no candidate is called).
 
     Writes RUN_DIR/scores.jsonl: the observation, the seven-check verdict, the
-    partner verdict for theorem-qualified probes, and the FMR/TL/UEL flags.
+    partner verdict for theorem-qualified probes, and the FMR/TL/UEL flags. An
+    answer longer than the run's cap is invalid (over_length) without being read.
+
+    Exit codes: 0 done; 2 bad input; 4 some trials are unscored: the extractor
+    could not read them (run the same command again to finish: what was read is
+    cached), or the run holds only a torn record of them or none (finish the run
+    with `sitbench run ... --resume`, then score again). Unscored trials are left
+    out of every figure and never counted as failures.
 
     \b
     Example:
       sitbench score runs/oracle && sitbench metrics runs/oracle
     """
-    n = score_run(run_dir, extractor_spec, dataset, workers)
-    click.echo(f"{run_dir}: scored {n} trials; next: sitbench metrics {run_dir} (the table), then "
+    tally = score_run(run_dir, extractor_spec, dataset, workers)
+    counts = tally.counts
+    scored = f"scored {counts['completed'] + counts['dropped']} trials"
+    if counts["unscored"] or tally.torn_bytes:
+        click.echo(f"{run_dir}: {scored}" + (f", unscored: {tally.unscored_summary()}" if counts["unscored"] else ""))
+        finish_scoring(run_dir, tally.unscored, f"sitbench score {run_dir}", tally.torn_bytes)
+    click.echo(f"{run_dir}: {scored}; next: sitbench metrics {run_dir} (the table), then "
                f"sitbench report {run_dir} --out {run_dir / 'report.html'} (glossary, charts, failed trials)")
 
 
@@ -307,29 +349,43 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int
 @click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset directory, when it moved since the run.")
 @_EXTRACTOR
-def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str) -> None:
+@click.option("--resume", is_flag=True,
+              help="OUT is an earlier rescore of RUN_DIR that left trials unscored: rescore it again and replace it "
+                   "(an LLM extractor's cached readings are not asked for again).")
+def rescore(run_dir: Path, out: Path, dataset: Path | None, extractor_spec: str, resume: bool) -> None:
     """Re-extract and re-score RUN_DIR's stored responses with the installed verifier.
 
-    No model is called. OUT gets a copy of the responses, fresh scores.jsonl, and a
+    No candidate is called. OUT gets a copy of the responses, fresh scores.jsonl, and a
     manifest whose extra.rescore names both verifier versions and counts, per probe
     category, the trials whose SValid changed, and per check, how many of those
-    changed that check's result.
+    changed that check's result. OUT appears whole or not at all: a killed rescore
+    leaves it as it was, and the same command can be run again.
+
+    Exit codes: 0 done; 2 bad input; 4 some trials are unscored (the extractor could
+    not read them, or the run holds only a torn record of them): they are left out of
+    every figure, never counted as failures; finish with --resume.
 
     \b
     Examples:
       sitbench rescore runs/gpt --out runs/gpt-v2
       sitbench rescore runs/gpt --out runs/gpt-llm --extractor llm:openai/gpt-4o-mini
+      sitbench rescore runs/gpt --out runs/gpt-llm --extractor llm:openai/gpt-4o-mini --resume
     """
-    from sitbench.runs import rescore_run
+    from sitbench.runs import describe_unscored, rescore_run
 
-    report = rescore_run(run_dir, out, dataset, extractor_spec)
+    report = rescore_run(run_dir, out, dataset, extractor_spec, resume=resume)
     changed = sum(report.changed_verdicts.values())
     per = ", ".join(f"{category_label(k)}: {v}" for k, v in report.changed_verdicts.items()) or "none"
     checks = ", ".join(f"{k} {v}" for k, v in report.changed_checks.items())
     click.echo(f"{out}: rescored {report.scored} trials with {report.verifier_version} "
                f"(was {report.previous_verifier_version or 'unscored'}); {changed} of {report.compared} "
-               f"verdicts changed ({per}){'; checks that changed in them: ' + checks if checks else ''}; "
-               f"next: sitbench metrics {out}")
+               f"verdicts changed ({per}){'; checks that changed in them: ' + checks if checks else ''}"
+               + (f"; unscored: {describe_unscored(report.unscored)}" if report.unscored
+                  else "" if report.torn_bytes else f"; next: sitbench metrics {out}"))
+    again = " ".join(["sitbench rescore", str(run_dir), "--out", str(out)]
+                     + (["--dataset", str(dataset)] if dataset else [])
+                     + (["--extractor", extractor_spec] if extractor_spec != "rules" else []) + ["--resume"])
+    finish_scoring(out, report.unscored, again, report.torn_bytes)
 
 
 @click.command()

@@ -119,6 +119,25 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
                + (f" ({', '.join(observation.confidence.signals)})" if observation.confidence.signals else ""))
 
 
+def _judge_batch(loaded: Judge, items: list[tuple[str, str]]) -> None:
+    """One JSON line per item; an unread response gets an ``unscored`` line and the batch ends with exit 4."""
+    from sitbench.errors import EXIT_INCOMPLETE, ReadingUnavailable
+
+    unread = 0
+    for pid, text in items:
+        try:
+            payload = verdict_payload(loaded.judge(pid, text))
+        except ReadingUnavailable as exc:
+            unread += 1
+            payload = {"valid": None, "checks": {}, "partner": None, "observation": None, "unscored": str(exc)}
+        click.echo(json.dumps(payload, ensure_ascii=False))
+    if unread:
+        click.echo(f"error: {unread} of {len(items)} responses unscored (the extractor could not read them; their "
+                   "lines say why): no verdict, never a failure; run the same command again to finish "
+                   f"(exit code {EXIT_INCOMPLETE})", err=True)
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
+
+
 @click.command()
 @_DATASET
 @_PROBE
@@ -127,7 +146,8 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
 @_EXTRACTOR
 @click.option("--batch", "batch", default=None,
               help='JSONL file (or - for stdin) of {"probe": ID, "response": TEXT} lines; writes one JSON '
-                   "verdict per line, in order, with exactly the fields of judge --json.")
+                   "verdict per line, in order, with exactly the fields of judge --json (a response the "
+                   'extractor could not read gets {"valid": null, "unscored": REASON, …} and exit code 4).')
 def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bool, extractor_spec: str,
           batch: str | None) -> None:
     """Stage 1 + 2: extract once, score against the hidden contract (seven checks).
@@ -136,6 +156,10 @@ def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bo
     partner lineage's contract, giving (v_T, v_P). With --batch, every line is checked
     first (file:line errors, nothing judged), then judged in order; this is how
     answers produced by another harness are scored.
+
+    Exit codes: 0 judged; 2 bad input; 4 the extractor could not read a response
+    (an llm: extractor whose model did not answer): it has no verdict, which is
+    never a failure; run the command again to finish (what was read is cached).
 
     \b
     Examples:
@@ -146,8 +170,7 @@ def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bo
     if batch is not None:
         if probe_id is not None or response is not None:
             raise InputError("--batch: give either --batch or --probe/--response, not both")
-        for pid, text in read_batch(batch, loaded.hidden.probes):
-            click.echo(json.dumps(verdict_payload(loaded.judge(pid, text)), ensure_ascii=False))
+        _judge_batch(loaded, read_batch(batch, loaded.hidden.probes))
         return
     probe_id, text = _single(probe_id, response)
     result = loaded.judge(probe_id, text)

@@ -21,7 +21,7 @@ from sitbench.metrics._compute import (
     load_scores,
     run_metrics,
 )
-from sitbench.metrics._table import format_percent, render_table
+from sitbench.metrics._table import format_percent, incomplete_notes, render_table
 from sitbench.runs import SCORES_FILE
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "TrialCounts",
     "compute_metrics",
     "format_percent",
+    "incomplete_notes",
     "iter_scores",
     "laa_outcome",
     "load_scores",

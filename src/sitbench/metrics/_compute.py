@@ -92,6 +92,13 @@ class ConfigMetrics(_Model):
     """Trials of this configuration seen (completed or dropped)."""
     n_completed: int
     """Trials of this configuration with status ``completed``."""
+    n_unscored: int = 0
+    """Trials the verifier could not read, or the run holds no whole record of: attempted, not completed, and
+    left out of every figure (never counted as failures)."""
+    unscored: dict[str, int] = Field(default_factory=dict)
+    """Unscored trials by reason (``extractor unavailable``, ``torn``, ``not run``)."""
+    n_over_length: int = 0
+    """Completed trials whose answer was longer than the run's cap: scored invalid (``over_length``) unread."""
     n_FMR: int
     """Denominator of FMR: completed B and G trials."""
     n_TL: int
@@ -165,9 +172,15 @@ class _ConfigAccumulator:
         self.laa_trials = _Tally()
         self.outcomes = {"correct": 0, "wrong_identity": 0, "neither": 0, "both": 0}
         self.flags = {"FMR": [0, 0], "TL": [0, 0], "UEL": [0, 0]}  # [hits, completed trials]
+        self.unscored: dict[str, int] = {}
+        self.over_length = 0
 
     def add(self, record: ScoreRecord) -> None:
         completed = record.status == "completed"
+        if record.status == "unscored":
+            reason = (record.unscored_reason or "unknown").split(":", 1)[0]
+            self.unscored[reason] = self.unscored.get(reason, 0) + 1
+        self.over_length += record.over_length is not None
         value = _verdict_value(record)
         for tally in (self.trials, self.category_trials[record.category]):
             tally.attempted += 1
@@ -239,6 +252,9 @@ class _ConfigAccumulator:
             UEL=_share(uel, n_uel),
             n_attempted=self.trials.attempted,
             n_completed=self.trials.completed,
+            n_unscored=sum(self.unscored.values()),
+            unscored=dict(sorted(self.unscored.items(), key=lambda kv: -kv[1])),
+            n_over_length=self.over_length,
             n_FMR=n_fmr,
             n_TL=n_tl,
             n_UEL=n_uel,

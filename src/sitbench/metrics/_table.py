@@ -60,3 +60,20 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
             f"{row.n_completed}/{row.n_attempted}",
         )
     return table
+
+
+def incomplete_notes(metrics: Mapping[str, ConfigMetrics]) -> list[tuple[str, str]]:
+    """``(configuration, note)`` for each configuration with unscored trials or answers over the length cap: how
+    many, why and what it does to the figures (empty when there are none)."""
+    notes: list[tuple[str, str]] = []
+    for config, row in metrics.items():
+        if row.n_unscored:
+            reasons = ", ".join(f"{reason} ×{n}" for reason, n in row.unscored.items())
+            notes.append((config, f"{row.n_unscored} of {row.n_attempted} trials unscored ({reasons}): "
+                         "attempted, not completed, left out of every figure and never counted as failures; "
+                         "`sitbench score RUN` (after `sitbench run ... --resume` for torn or missing trials) "
+                         "finishes them"))
+        if row.n_over_length:
+            notes.append((config, f"{row.n_over_length} answers over the run's length cap, scored invalid "
+                                  "(over_length) without being read"))
+    return notes

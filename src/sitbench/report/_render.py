@@ -25,7 +25,7 @@ from sitbench.glossary import (
     config_label,
     config_name,
 )
-from sitbench.metrics import CATEGORY_ORDER
+from sitbench.metrics import CATEGORY_ORDER, incomplete_notes
 from sitbench.metrics import format_percent as pct
 from sitbench.render import content_security_policy, esc, kv, num
 from sitbench.report._agents import agent_section
@@ -177,7 +177,9 @@ def _summary_table(run: LoadedRun) -> str:
     ]
     head += ["<th class='macro'>Macro SIT</th>"]
     head += [f"<th>{esc(label)}</th>" for _, label in _DIAGNOSTIC_COLUMNS]
-    head += ["<th>completed / attempted</th>", "<th>dropped</th>"]
+    head += ["<th>completed / attempted</th>", "<th>dropped</th>",
+             "<th title='the verifier could not read the answer, or the run holds no whole record of the trial: "
+             "left out of every figure, never a failure'>unscored</th>"]
     body = []
     for config, row in run.metrics.items():
         values = row.model_dump()
@@ -191,7 +193,8 @@ def _summary_table(run: LoadedRun) -> str:
             f"<td data-run='{esc(run.name)}' data-config='{esc(config)}' data-metric='completed_attempted'>"
             f"{row.n_completed} / {row.n_attempted}</td>"
         )
-        cells.append(f"<td>{row.n_attempted - row.n_completed}</td>")
+        cells.append(f"<td>{row.n_attempted - row.n_completed - row.n_unscored}</td>")
+        cells.append(f"<td>{row.n_unscored}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     table = (
         f"<table class='summary' data-run='{esc(run.name)}'><thead><tr>{''.join(head)}</tr></thead>"
@@ -202,8 +205,10 @@ def _summary_table(run: LoadedRun) -> str:
          "glossary below says what each one shows or tests. "
          "Values in %; — = undefined (no completed observation; Macro SIT is undefined when any category is). "
          "Category validities and LAA/IC are pair-balanced (seed §8.2, Eq. 40); FMR, TL and UEL are plain shares "
-         "over completed trials. Dropped trials count as attempted, never as failures.")
+         "over completed trials. Dropped trials (no answer) and unscored ones (an answer the verifier could not "
+         "read, or a trial the run holds no whole record of) count as attempted, never as failures.")
     ]
+    notes += [f"{config_label(config)}: {note}" for config, note in incomplete_notes(run.metrics)]
     incomplete = [
         f"{config_label(config)} {category_label(key) if len(key) == 1 else key}: pair {pair} left out ({reason})"
         for config, row in run.metrics.items()

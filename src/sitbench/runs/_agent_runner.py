@@ -48,6 +48,7 @@ from sitbench.runs._store import RunStore
 from sitbench.runs._workers import OnDone
 from sitbench.schema import Query, SubjectEvidence, envelope_for
 from sitbench.stores import load_dataset
+from sitbench.verify import DEFAULT_MAX_RESPONSE_CHARS
 
 #: The one configuration label of an agent run.
 AGENT_CONFIG = "agent"
@@ -194,7 +195,7 @@ class AgentRunner(Runner):
             agent=AgentManifest(spec=self.model, transport=self.agent.transport, info=info,
                                 state_policy=self.state_policy, timeout_s=self.timeout_s, withholding=WITHHOLDING,
                                 options=self.agent.options),
-            extra=existing.extra if existing else {})
+            extra=existing.extra if existing else {}, max_response_chars=self.options.max_response_chars)
 
     async def _call(self, what: str, call: Callable[[], Any]) -> Any:
         """One agent call under the timeout; every failure becomes a :class:`_Drop` naming it."""
@@ -396,7 +397,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
               on_trial: OnDone | None = None,
               on_start: Callable[[AgentRunner], None] | None = None,
               options: dict[str, str] | None = None, response_cache: ResponseCache | None = None,
-              epoch: int = 0) -> RunManifest:
+              epoch: int = 0, max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> RunManifest:
     """Load ``agent_spec`` and run every probe of ``dataset`` through it into ``out``.
 
     Args:
@@ -405,6 +406,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
         options: keyword arguments for the factory, as strings (``--agent-option KEY=VALUE``).
         response_cache: serve whole trials from (and store completed ones in) this cache.
         epoch: repetition index, part of every cache key.
+        max_response_chars: the cap on one answer (:func:`~sitbench.runs.cap_trial`).
 
     Raises:
         InputError: the agent cannot be loaded, or the options do not fit it.
@@ -419,7 +421,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
         raise InputError(f"--agent-state {state!r}: use auto, fork or reingest")
     policy = choices[state] or (StatePolicy.FORK if loaded.info.supports_fork else StatePolicy.REINGEST)
     run_options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard),
-                             response_cache=response_cache, epoch=epoch)
+                             response_cache=response_cache, epoch=epoch, max_response_chars=max_response_chars)
     runner = AgentRunner(dataset, loaded, out, run_options, policy, limit, on_trial=on_trial)
     if on_start:
         on_start(runner)

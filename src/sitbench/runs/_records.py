@@ -11,11 +11,12 @@ from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.schema import Category, Configuration, Observation, Suite, Verdict
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Version of the run record format (manifest, trial and score records) this sitbench writes and reads.
 
-Raised when a record's fields change meaning or a required field is added; a record without
-``format_version`` (written before it existed) is version 1."""
+Raised when a record's fields change meaning or a required field is added. Format 2 added the
+``unscored`` status of a score record and the response cap (``over_length``, ``max_response_chars``);
+every format-1 record reads as it was. A record without ``format_version`` was written before it existed."""
 
 
 def check_format_version(version: int, written_by: object = None) -> int:
@@ -90,6 +91,10 @@ class TrialRecord(_Record):
     agent: AgentTrialRecord | None = None
     """For a run through an agent (``run --agent``): its state, ingest and answer times, tokens and
     reported memory operations; None for a candidate run."""
+    over_length: int | None = None
+    """Characters of an answer longer than the run's cap (``max_response_chars`` in the manifest): only its
+    first ``max_response_chars`` are stored and the schedule stops there. The trial is scored invalid
+    (``over_length``), never on the stored prefix; None when every answer was within the cap."""
     format_version: int = FORMAT_VERSION
     """Run record format (:data:`FORMAT_VERSION`); 1 when absent (runs written before it was recorded).
     A newer format than this sitbench reads is refused, naming the version to install."""
@@ -159,8 +164,16 @@ class ScoreRecord(_Record):
     """In the E8 gate-sensitive set."""
     capability: str
     """Capability mode of the query."""
-    status: Literal["completed", "dropped"]
-    """Dropped trials carry no observation or verdict."""
+    status: Literal["completed", "dropped", "unscored"]
+    """``completed``: read and judged. ``dropped``: the candidate's infrastructure failed (no answer).
+    ``unscored``: there is an answer but the verifier could not read it (its extractor failed), or the run
+    stored no whole record of the trial (a torn line, a trial not run yet). Neither dropped nor unscored
+    trials carry an observation or verdict, and neither is ever counted as a failure."""
+    unscored_reason: str | None = None
+    """Why an ``unscored`` trial was not scored, and what finishes it."""
+    over_length: int | None = None
+    """Characters of an answer above the cap: it was judged invalid (the ``length`` check) without being
+    read. None when the answer was within the cap."""
     observation: Observation | None = None
     """Γ̂ of the scored turn."""
     verdict: Verdict | None = None
@@ -252,6 +265,9 @@ class RunManifest(_Record):
     """Response cache: ``enabled``, ``epoch``, and why it was bypassed when it was."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Rescoring history, merged shards and other notes."""
+    max_response_chars: int | None = None
+    """The cap on one answer, in characters: a longer answer is stored cut at the cap, flagged
+    ``over_length`` and scored invalid. None on runs written before the cap existed."""
     agent: AgentManifest | None = None
     """For a run through an agent (``run --agent``): which one, its transport, how each trial started
     clean and the call timeout; None for a candidate run."""

@@ -33,11 +33,12 @@ from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._group_commit import GroupCommitWriter
 from sitbench.runs._records import RunManifest, TrialRecord
-from sitbench.runs._schedule import opening_utterances, run_trial
+from sitbench.runs._schedule import cap_trial, opening_utterances, run_trial
 from sitbench.runs._store import RunStore
 from sitbench.runs._summary import TrialSummary, summarize_trials
 from sitbench.runs._workers import OnDone, run_forked, run_here, run_workers
 from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file
+from sitbench.verify import DEFAULT_MAX_RESPONSE_CHARS
 
 
 @dataclass
@@ -57,6 +58,8 @@ class RunOptions:
     workers: int | None = 1
     """Processes that run the trials (forked once the dataset is loaded; see :func:`run_workers`).
     None chooses: one per CPU for a large run of a mock candidate, else 1."""
+    max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
+    """The cap on one answer, in characters (:func:`~sitbench.runs.cap_trial`); recorded in the manifest."""
 
 
 def parse_configs(value: str) -> list[str]:
@@ -176,6 +179,8 @@ class Runner:
                                f"{here.get('manifest_sha256')})")
         if list(existing.configs) != list(o.configs):
             differences.append(f"--config {','.join(existing.configs)} (now {','.join(o.configs)})")
+        if (existing.max_response_chars or o.max_response_chars) != o.max_response_chars:
+            differences.append(f"--max-response-chars {existing.max_response_chars} (now {o.max_response_chars})")
         if existing.handler != o.handler:
             differences.append(f"--handler {existing.handler} (now {o.handler})")
         if existing.decoding != o.decoding:
@@ -208,6 +213,7 @@ class Runner:
             verifier_version=existing.verifier_version if existing else None,
             tokenizer=TOKENIZER_NAME,
             extra=existing.extra if existing else {},
+            max_response_chars=o.max_response_chars,
         )
 
     def _answers_with_cpu(self) -> bool:
@@ -217,7 +223,12 @@ class Runner:
     async def _trial(self, config: str, probe_id: str) -> TrialRecord:
         return await run_trial(self.ds, config, probe_id, self.candidate, model=self.model,
                                handler=self.options.handler, decoding=self.options.decoding,
-                               retriever=self.retriever, audit=self.audit)
+                               retriever=self.retriever, audit=self.audit,
+                               max_response_chars=self.options.max_response_chars)
+
+    async def _capped_trial(self, config: str, probe_id: str) -> TrialRecord:
+        """:meth:`_trial` under the answer cap, whatever answered (a candidate, an agent, the cache)."""
+        return cap_trial(await self._trial(config, probe_id), self.options.max_response_chars)
 
     async def run(self, resume: bool = False) -> RunManifest:
         """Run every trial not yet in responses.jsonl; returns the final manifest.
@@ -265,12 +276,12 @@ class Runner:
         # A fresh run counts its trials as they are done; a resumed one counts the file at the end.
         summary = TrialSummary() if not stored else None
         if processes > 1:
-            await run_forked(todo, self._trial, self.options.max_connections, processes,
+            await run_forked(todo, self._capped_trial, self.options.max_connections, processes,
                              self.store.responses_path, self.on_trial, close_in_workers=[self._lock_fd],
                              summary=summary)
         else:
             async with GroupCommitWriter(self.store.responses_path) as writer:
-                await run_here(todo, self._trial, self.options.max_connections, writer, self.on_trial, summary)
+                await run_here(todo, self._capped_trial, self.options.max_connections, writer, self.on_trial, summary)
         if stored or processes == 1:
             # One line per trial (a re-attempted drop's later record stands), in canonical order; the
             # lines are copied. Forked workers' lines of a fresh run were written in that order.

@@ -34,6 +34,7 @@ from sitbench.runs._oracle import oracle_selection
 from sitbench.runs._records import TrialRecord, TurnRecord
 from sitbench.schema import envelope_for
 from sitbench.stores import LoadedDataset
+from sitbench.verify import DEFAULT_MAX_RESPONSE_CHARS
 
 _PERFECT_HANDLED = ("D", "E", "F", "G", "H", BUDGETED_G)
 
@@ -80,7 +81,8 @@ def opening_utterances(ds: LoadedDataset, probe_id: str) -> list[str]:
 async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Candidate, *, model: str,
                     handler: str = "native", decoding: DecodingConfig | None = None,
                     retriever: Retriever | None = None, audit: IsolationAudit | None = None,
-                    drop_on_error: bool = True) -> TrialRecord:
+                    drop_on_error: bool = True,
+                    max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> TrialRecord:
     """Replay one trial's schedule through ``candidate`` and record every call.
 
     A session's first call carries the configuration's evidence; later calls in the same session
@@ -93,6 +95,7 @@ async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Ca
         drop_on_error: a candidate that raises (other than an ``InputError``) is an infrastructure
             drop of the trial; with False the exception propagates (a harness that handles errors
             and retries itself, such as Inspect).
+        max_response_chars: an answer longer than this ends the schedule there (:func:`cap_trial`).
     """
     probe = ds.hidden.probes[probe_id]
     query = ds.visible.queries[probe.query_key]
@@ -143,6 +146,23 @@ async def run_trial(ds: LoadedDataset, config: str, probe_id: str, candidate: Ca
         prompt_tokens = count_prompt_tokens(messages)
         if response.status == "drop" or response.text is None:
             return record("dropped", response.drop_reason or "no response")
+        if len(response.text) > max_response_chars:
+            break  # the trial is invalid whatever comes next: nothing more is sent (see cap_trial)
         conversation = [*messages, Message(role="assistant", content=response.text)]
         replies.append({"user": messages[-1].content, "assistant": response.text})
-    return record("completed")
+    return cap_trial(record("completed"), max_response_chars)
+
+
+def cap_trial(record: TrialRecord, cap: int) -> TrialRecord:
+    """``record`` with its first answer longer than ``cap`` characters cut at the cap and the turns after it
+    left out, flagged ``over_length`` (the answer's length); unchanged when every answer is within the cap.
+
+    The trial then ends at that answer: it is scored invalid (``over_length``) without being read, and neither
+    the answer nor a prompt that repeats it is stored whole, so one runaway answer cannot fill the disk."""
+    for index, turn in enumerate(record.turns):
+        text = turn.response.text
+        if text is not None and len(text) > cap:
+            cut = turn.model_copy(update={"response": turn.response.model_copy(update={"text": text[:cap]})})
+            return record.model_copy(update={"turns": [*record.turns[:index], cut], "over_length": len(text),
+                                             "status": "completed", "drop_reason": None})
+    return record

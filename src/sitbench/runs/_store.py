@@ -193,6 +193,8 @@ class RunStore:
 
     torn_bytes: int = 0
     """Length of the torn last line the latest :meth:`iter_trials` found (0 when the file ended cleanly)."""
+    torn_trial_id: str | None = None
+    """The trial id the torn last line begins with, when it got that far (records are written id first)."""
     superseded: int = 0
     """Lines the latest :meth:`iter_trials` found replaced by a later line of the same trial."""
 
@@ -203,6 +205,7 @@ class RunStore:
         """
         path = self.responses_path
         self.torn_bytes = self.superseded = 0
+        self.torn_trial_id = None
         if not path.exists():
             return []
         latest: dict[str, tuple[int, int, int]] = {}
@@ -218,6 +221,8 @@ class RunStore:
                 offset = here + length
                 if block[end - 1:end] != b"\n":
                     self.torn_bytes = length  # only the last line can lack its newline
+                    torn_id = _TRIAL_ID_AT.match(block, start, end)
+                    self.torn_trial_id = torn_id.group(1).decode("utf-8", "replace") if torn_id else None
                     break
                 if _BLANK.match(block, start, end).end() == end:  # type: ignore[union-attr]
                     continue

@@ -1,5 +1,6 @@
 """The two-stage verifier: gold-blind extraction (stage 1) and deterministic contract scoring (stage 2)."""
 
+from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
 from sitbench.verify._agreement import (
     AgreementFigures,
     AgreementReport,
@@ -22,16 +23,20 @@ from sitbench.verify._judge import Judge, Judgement, judge_probe, load_judge
 from sitbench.verify._router import DOMAIN_CUES, UniversePolicy, extraction_universe, route
 from sitbench.verify._score import (
     CHECK_NAMES,
+    LENGTH_CHECK,
     SCORER_VERSION,
     VERIFIER_VERSION,
     Support,
+    over_length_verdict,
     score,
 )
 
 __all__ = [
     "CHECK_NAMES",
+    "DEFAULT_MAX_RESPONSE_CHARS",
     "DOMAIN_CUES",
     "EXTRACTORS",
+    "LENGTH_CHECK",
     "RULES_VERSION",
     "SCORER_VERSION",
     "VERIFIER_VERSION",
@@ -53,6 +58,7 @@ __all__ = [
     "get_extractor",
     "judge_probe",
     "load_judge",
+    "over_length_verdict",
     "presupposed",
     "register_extractor",
     "route",

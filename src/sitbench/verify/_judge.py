@@ -6,9 +6,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
 from sitbench.errors import InputError
 from sitbench.lineage import situated_state
 from sitbench.schema import (
+    Confidence,
+    ConfidenceLevel,
     Envelope,
     Observation,
     Probe,
@@ -22,7 +25,7 @@ from sitbench.verify._compat import for_registry
 from sitbench.verify._extract import Vocabulary
 from sitbench.verify._extractor import Extractor, RuleExtractor
 from sitbench.verify._router import UniversePolicy, extraction_universe
-from sitbench.verify._score import Support, score
+from sitbench.verify._score import Support, over_length_verdict, score
 
 
 @dataclass(frozen=True)
@@ -52,14 +55,25 @@ class Judge:
     """Holds the hidden store and the queries; extracts gold-blind, then scores."""
 
     def __init__(self, hidden: HiddenStore, queries: dict[str, Query],
-                 policy: UniversePolicy = UniversePolicy.FULL, extractor: Extractor | None = None) -> None:
+                 policy: UniversePolicy = UniversePolicy.FULL, extractor: Extractor | None = None,
+                 max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> None:
         """A judge over one dataset's hidden store and queries.
+
+        Args:
+            hidden: The dataset's hidden store.
+            queries: Its queries by key.
+            policy: Which propositions the extractor reads for.
+            extractor: Stage 1 reader (the rule extractor by default).
+            max_response_chars: The cap on one answer: a longer one is judged invalid (``over_length``)
+                without being read.
 
         Raises:
             InputError: a probe names a lineage or query the dataset does not hold.
         """
         self.extractor: Extractor = extractor or RuleExtractor()
         """Stage 1 reader (the rule extractor unless another is given)."""
+        self.max_response_chars = max_response_chars
+        """Answers longer than this many characters are invalid (``over_length``) and not read."""
         self.hidden = hidden
         self.queries = queries
         self.policy = UniversePolicy(policy)
@@ -122,8 +136,27 @@ class Judge:
         return Judgement(probe_id=probe_id, observation=observation, verdict=verdict, partner=partner)
 
     def judge(self, probe_id: str, response: str) -> Judgement:
-        """Extract once, score against the target (and partner) contract."""
+        """Extract once, score against the target (and partner) contract; an answer over the cap is
+        :meth:`over_length` without being read.
+
+        Raises:
+            ReadingUnavailable: the extractor could not read the response (the trial is unscored).
+        """
+        if len(response) > self.max_response_chars:
+            return self.over_length(probe_id, len(response))
         return self.score_observation(probe_id, self.extract(probe_id, response))
+
+    def over_length(self, probe_id: str, chars: int) -> Judgement:
+        """The judgement of an answer of ``chars`` characters, above the cap: invalid for the target and the
+        partner (``over_length``), with an empty observation that says why it is empty."""
+        probe = self.probe(probe_id)
+        label = f"{self.extractor.id}@{self.extractor.version}"
+        observation = Observation(acts=[], engaged=False, verifier_version=self.extractor.version,
+                                  extractor=self.extractor.id,
+                                  confidence=Confidence(level=ConfidenceLevel.LOW, signals=["over_length"]))
+        verdict = over_length_verdict(chars, self.max_response_chars, label)
+        partner = verdict if probe.theorem_qualified and probe.partner_probe_id in self.hidden.probes else None
+        return Judgement(probe_id=probe_id, observation=observation, verdict=verdict, partner=partner)
 
 
 def load_judge(root: Path, policy: UniversePolicy = UniversePolicy.FULL, extractor: Extractor | None = None) -> Judge:

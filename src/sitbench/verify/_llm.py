@@ -8,8 +8,9 @@ the payload-isolation audit before it is sent.
 
 The answer is constrained to a JSON schema where the backend can do it (OpenAI-compatible
 servers, llama.cpp) and always validated here; invalid answers are retried with the
-validation error, and a model that never answers validly yields an empty, low-confidence
-observation instead of an exception.
+validation error. A model that does not answer, or never answers validly, raises
+:class:`~sitbench.errors.ReadingUnavailable`: the response was not read, so its trial is unscored (never
+scored as a failure on an empty reading).
 
 Answers are cached by (candidate, prompt, decoding, schema) in the shared SQLite response
 cache (``$SITBENCH_CACHE_DIR/responses.sqlite``) and in memory, so rescoring a run with the
@@ -40,7 +41,7 @@ from sitbench.candidates import (
     Message,
     ResponseCache,
 )
-from sitbench.errors import InputError
+from sitbench.errors import InputError, ReadingUnavailable
 from sitbench.lineage import CONTRACT_FIELD_TOKENS, IsolationAudit, TokenSet
 from sitbench.schema import (
     STATED_DATE_PATTERN,
@@ -400,8 +401,9 @@ class LLMExtractor:
     backend supports it (``openai/`` and llama.cpp; ``anthropic/`` answers free text, parsed and
     validated the same way). An invalid answer is re-asked with the validation error up to
     :data:`MAX_RETRIES` times. Confidence: HIGH when the first answer validated, MEDIUM after a
-    retry, LOW with signal ``llm_invalid_output`` when no answer validated or ``llm_call_failed``
-    when the call was dropped; the last two carry no acts or claims.
+    retry. When no answer validated (``llm_invalid_output``) or the call was dropped
+    (``llm_call_failed``), :meth:`extract` raises :class:`~sitbench.errors.ReadingUnavailable`: an empty
+    reading would fail the candidate for the reader's outage.
 
     :meth:`extract` is synchronous: it runs the candidate's coroutine on the extractor's own
     event-loop thread and waits. Calling it from inside a running event loop is not supported
@@ -478,9 +480,11 @@ class LLMExtractor:
     # ------------------------------------------------------------------ public
 
     def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-        """Γ̂ of one response; never raises for anything the model returns.
+        """Γ̂ of one response.
 
         Raises:
+            ReadingUnavailable: the model did not answer (a failed call: ``llm_call_failed``) or never
+                answered validly within ``output_retries`` (``llm_invalid_output``): the response was not read.
             IsolationError: the prompt carries an internal id (a bug in the prompt or the data).
             InputError: the candidate's configuration is wrong (rejected key, unknown model).
         """
@@ -494,7 +498,8 @@ class LLMExtractor:
         for attempt in range(self.output_retries + 1):
             answer = self._ask(messages, response_format)
             if answer.status != "ok" or answer.text is None:
-                return self._failed("llm_call_failed", f"llm_drop: {answer.drop_reason or 'no text'}", attempt)
+                raise self._unavailable("llm_call_failed", f"the model did not answer ({answer.drop_reason or 'no text'})",
+                                        attempt)
             reading, errors = parse_reading(answer.text, items, slots)
             if reading is not None:
                 level = ConfidenceLevel.HIGH if attempt == 0 else ConfidenceLevel.MEDIUM
@@ -504,7 +509,7 @@ class LLMExtractor:
             messages = [*messages, Message(role="assistant", content=answer.text[:_ECHO_CHARS]),
                         Message(role="user", content=RETRY_PROMPT.format(errors=errors, items=items))]
             self._audit(vocabulary).check("llm-extractor", "", messages)
-        return self._failed("llm_invalid_output", f"llm_error: {errors[:200]}", self.output_retries)
+        raise self._unavailable("llm_invalid_output", f"no valid reading ({errors[:200]})", self.output_retries)
 
     def close(self) -> None:
         """Close the candidate's clients, the event-loop thread and the cache."""
@@ -519,10 +524,9 @@ class LLMExtractor:
 
     # ----------------------------------------------------------------- helpers
 
-    def _failed(self, signal: str, detail: str, retries: int) -> Observation:
-        signals = [signal, detail] + ([f"llm_retries={retries}"] if retries else [])
-        return Observation(acts=[], verifier_version=self.version, extractor="llm",
-                           confidence=Confidence(level=ConfidenceLevel.LOW, signals=signals))
+    def _unavailable(self, signal: str, detail: str, retries: int) -> ReadingUnavailable:
+        tries = f" after {retries + 1} tries" if retries else ""
+        return ReadingUnavailable(f"extractor unavailable: llm:{self.model} ({signal}): {detail}{tries}")
 
     def _audit(self, vocabulary: Vocabulary) -> IsolationAudit:
         ids = tuple(p.prop_id for p in vocabulary.universe) + tuple(d.cw_id for d in vocabulary.closed_world)

@@ -35,13 +35,16 @@ from sitbench.schema import (
 )
 from sitbench.verify._compat import Compatibility, Grounding, NodeKey, packaged, profile_values
 
-SCORER_VERSION = "sitbench-scorer/3.0"
+SCORER_VERSION = "sitbench-scorer/3.1"
 """Version of the contract scorer; bump it whenever a check changes a verdict."""
 
-VERIFIER_VERSION = "sitbench-verifier/3.0"
+VERIFIER_VERSION = "sitbench-verifier/3.1"
 """Version of the verifier as a whole (the default extractor and the scorer), named in run manifests."""
 
 CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")
+
+LENGTH_CHECK = "length"
+"""The one check of an answer longer than the cap (:func:`over_length_verdict`), in place of the seven."""
 
 
 @dataclass(frozen=True)
@@ -287,3 +290,15 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
     }
     return Verdict(valid=all(c.passed for c in checks.values()), checks=checks, verifier_version=SCORER_VERSION,
                    extractor=f"{observation.extractor}@{observation.verifier_version}")
+
+
+def over_length_verdict(chars: int, cap: int, extractor: str | None = None) -> Verdict:
+    """SValid = 0 for an answer of ``chars`` characters, above the cap of ``cap``.
+
+    Such an answer is not read at all: reading a prefix would pass an answer whose prohibited claim comes
+    after the cut, and reading the whole is unbounded work on what no question asked for.
+    """
+    reason = (f"over_length: the answer has {chars:,} characters, above the cap of {cap:,}; it is not read "
+              "(an answer is never scored on a prefix)")
+    return Verdict(valid=False, checks={LENGTH_CHECK: CheckResult(passed=False, reason=reason)},
+                   verifier_version=SCORER_VERSION, extractor=extractor)

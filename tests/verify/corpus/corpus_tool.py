@@ -299,6 +299,7 @@ def load_corpus(split: str = "all") -> list[dict[str, Any]]:
 
 def readings(cases: list[dict[str, Any]], extractor_spec: str | None = None) -> list[tuple[dict[str, Any], Any, Reading]]:
     """Each case read by the extractor, paired with its gold observation and verdicts."""
+    from sitbench.errors import ReadingUnavailable
     from sitbench.verify import Judge, get_extractor
 
     extractor = get_extractor(extractor_spec)
@@ -311,7 +312,11 @@ def readings(cases: list[dict[str, Any]], extractor_spec: str | None = None) -> 
             judges[name] = Judge(base.hidden, base.queries, extractor=extractor)
         judge = judges[name]
         probe = judge.hidden.probes[raw["probe_id"]]
-        got = judge.judge(raw["probe_id"], raw["response"])
+        try:
+            got = judge.judge(raw["probe_id"], raw["response"])
+        except ReadingUnavailable as exc:
+            # A replayed reading whose prompt changed is not in the replay: name the case, never score it.
+            raise ReadingUnavailable(f"case {raw['id']}: {exc}") from None
         verdicts = [(bool(raw["valid"]), got.verdict.valid)]
         if raw["partner_valid"] is not None:
             verdicts.append((bool(raw["partner_valid"]), bool(got.partner and got.partner.valid)))

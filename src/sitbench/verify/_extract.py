@@ -88,7 +88,7 @@ from sitbench.schema import (
     UnmappedAssertion,
 )
 from sitbench.verify._router import DOMAIN_CUES
-from sitbench.verify._text import Clause, clauses, clean
+from sitbench.verify._text import Clause, SliceSearch, clauses, clean
 
 RULES_VERSION = "sitbench-rules/3.0"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
@@ -299,8 +299,11 @@ _PLACE_TO_COME = _words(r"(?:still |firmly )?on (?:my|the) (?:bucket |wish |trav
                         r"one day,? (?:i(?:'ll| will| hope)|hopefully)", r"(?:yet|still) to (?:visit|go|get there|make it)")
 _THERE = _words(r"there", r"(?:that's|that is|that was|which is|which was) where")
 # A declarative clause closed by a tag ("Bluefin, wasn't it?", "we named it X, right?") is a hedged assertion.
+# A match never starts inside a run of white space (it would start at the run's first character anyway, as the
+# search from there reaches every later split of the run): without "(?<!\s)", a long run is tried from each of
+# its characters, quadratic in its length.
 _TAG_QUESTION = re.compile(
-    r"(?:,|\s)\s*(?:right|wasn't it|was it not|isn't it|is it not|didn't we|did we not|don't we|didn't i|"
+    r"(?:,|(?<!\s)\s)\s*(?:right|wasn't it|was it not|isn't it|is it not|didn't we|did we not|don't we|didn't i|"
     r"haven't i|hadn't we|weren't we|wasn't i|aren't i|yeah|yes|no|correct|wasn't that it|if i remember|"
     r"i think|i believe|remember|no\?)\s*(\?)", _I)
 # Self-description as an AI system: the identity is not speaking, so nothing personal is asserted.
@@ -1009,8 +1012,12 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     envelope_places = [p for p in asked if _is_place(p)]
     general_paragraph = False
     previous_sentence = -1
-    sentence_text = ""
     sentence_places = False
+    # The end of the line the current sentence starts on, and the searches of the rest of that line.
+    line_end = -1
+    place_words = SliceSearch(_PLACE_PREDICATE_WORDS, text)
+    visit_words = SliceSearch(_VISIT_WORDS, text)
+    living_words = SliceSearch(_LIVING_WORDS, text)
     label_historical = False
 
     def add(prop: Proposition, polarity: bool, provenance: ClaimProvenance, span: tuple[int, int]) -> ExtractedClaim:
@@ -1046,11 +1053,13 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if "\n\n" in text[max(0, clause.start - 3):clause.start]:
                 general_paragraph = False
             previous_sentence = clause.sentence
-            sentence_end = text.find("\n", clause.start)
-            sentence_text = text[clause.start:sentence_end if sentence_end >= 0 else len(text)]
-            # A visit ("I've only been to Paris once, for a conference") is not where one lived or grew up.
-            sentence_places = bool(_PLACE_PREDICATE_WORDS.search(sentence_text)) and not (
-                _VISIT_WORDS.search(sentence_text) and not _LIVING_WORDS.search(sentence_text))
+            if line_end < clause.start:
+                line_end = text.find("\n", clause.start)
+                line_end = line_end if line_end >= 0 else len(text)
+            # Read from the sentence to the end of its line. A visit ("I've only been to Paris once, for a
+            # conference") is not where one lived or grew up.
+            sentence_places = place_words.found(clause.start, line_end) and not (
+                visit_words.found(clause.start, line_end) and not living_words.found(clause.start, line_end))
             if not (facts and facts[-1].clause.label):
                 label_historical = False
         if _GENERAL_LABEL.search(body):

@@ -10,11 +10,14 @@ lived in Kyoto, where did you find the best matcha near the Kamo River?") in sev
 - ``newlines``: short lines and runs of blank lines;
 - ``same_word``: one word repeated (a degenerate loop);
 - ``parens``: deeply nested parentheses around claims;
-- ``list``: a bulleted and numbered list of short claims.
+- ``list``: a bulleted and numbered list of short claims;
+- ``whitespace``: words and claims between long runs of spaces, tabs and newlines;
+- ``first_person``: many short first-person sentences that name nothing of the registry.
 
 For each shape and size it prints the seconds to extract (``judge.extract``) and to judge
-(``judge.judge``: extract + score), the µs per KB, and the ratio time(n) / time(n/10) of extraction
-(about 10 when linear, about 100 when quadratic). A shape whose extraction at one size takes longer
+(``judge.judge``: extract + score), the µs per KB, and the ratio ``×prev`` of extraction time to that
+of the previous size (sizes ten times apart: about 10 when linear, about 100 when quadratic; from 1 MB
+to 4 MB, about 4 when linear). A shape whose extraction at one size takes longer
 than ``--budget`` seconds is not run at larger sizes.
 
 The extractor reads at most ``MAX_CHARS`` characters of a response (sitbench.verify._extract); past
@@ -113,9 +116,23 @@ def _list(rng: random.Random) -> str:
     return marker + rng.choice(_CLAIMS + _FILLER) + "\n"
 
 
+def _whitespace(rng: random.Random) -> str:
+    gap = rng.choice([" ", "\t", "\n", " \n"]) * rng.randint(50, 2000)
+    return (rng.choice(_CLAIMS) if rng.random() < 0.3 else rng.choice(_WORDS)) + gap
+
+
+_PERSONAL = ["I went there every day.", "We loved it, honestly.", "I never got bored of it.", "My days were long.",
+             "I decided it was time.", "We called it the blue place.", "I think so; I did.", "I'm not sure I did."]
+
+
+def _first_person(rng: random.Random) -> str:
+    return rng.choice(_PERSONAL) + " "
+
+
 SHAPES: dict[str, Callable[[random.Random], str]] = {
     "prose": _prose, "one_sentence": _one_sentence, "quotes": _quotes, "newlines": _newlines,
     "same_word": _same_word, "parens": _parens, "list": _list,
+    "whitespace": _whitespace, "first_person": _first_person,
 }
 
 

@@ -43,13 +43,14 @@ class _NaiveSliceSearch:
 @contextmanager
 def _reference() -> Iterator[None]:
     """The extractor with every replaced helper swapped back to its reference."""
-    saved = _extract._TAG_QUESTION, _text._CLAUSE_BREAK, _extract.SliceSearch
+    saved = _extract._TAG_QUESTION, _text._CLAUSE_BREAK, _extract._RECORD_LINE, _extract.SliceSearch
     _extract._TAG_QUESTION, _text._CLAUSE_BREAK = _OLD_TAG_QUESTION, _OLD_CLAUSE_BREAK
+    _extract._RECORD_LINE = _OLD_RECORD_LINE
     _extract.SliceSearch = _NaiveSliceSearch  # type: ignore[misc, assignment]
     try:
         yield
     finally:
-        _extract._TAG_QUESTION, _text._CLAUSE_BREAK, _extract.SliceSearch = saved
+        _extract._TAG_QUESTION, _text._CLAUSE_BREAK, _extract._RECORD_LINE, _extract.SliceSearch = saved
 
 
 _TOKENS = ["I", "we", "i'm", "lived", "live", "home", "moved", "visit", "visited", "once", "a week", "trip", "been to",
@@ -101,3 +102,18 @@ def test_extraction_as_before(judge: Judge, text: str, probe_id: str) -> None:
     new = judge.extract(probe_id, text)
     with _reference():
         assert new == judge.extract(probe_id, text)
+
+
+_OLD_RECORD_LINE = re.compile(
+    r"^[ \t]*(?:\d+\.[ \t]*)?(?:.*\b\d{4}-\d{2}-\d{2}\b|.*\{\s*\"|.*\[[A-Z][A-Z ]+(?: AT [^\]]*)?:|"
+    r"[A-Z][A-Z ]{3,}:)", re.MULTILINE)
+_record_texts = st.lists(st.sampled_from(["1.", "12.", "2024-01-31", "2024-1-3", "{", "\"", "[", "]", "AT", "A", "NAME",
+                                          "MEMORIES", ":", " ", "  ", "\t", "\n", "x", "word", "9"]),
+                         max_size=60).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_record_texts | _texts)
+def test_record_lines_as_before(text: str) -> None:
+    assert [m.span() for m in _extract._RECORD_LINE.finditer(text)] == \
+        [m.span() for m in _OLD_RECORD_LINE.finditer(text)]

@@ -88,7 +88,7 @@ from sitbench.schema import (
     UnmappedAssertion,
 )
 from sitbench.verify._router import DOMAIN_CUES
-from sitbench.verify._text import Clause, clauses, clean
+from sitbench.verify._text import Clause, SliceSearch, clauses, clean
 
 RULES_VERSION = "sitbench-rules/3.0"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
@@ -299,10 +299,14 @@ _PLACE_TO_COME = _words(r"(?:still |firmly )?on (?:my|the) (?:bucket |wish |trav
                         r"one day,? (?:i(?:'ll| will| hope)|hopefully)", r"(?:yet|still) to (?:visit|go|get there|make it)")
 _THERE = _words(r"there", r"(?:that's|that is|that was|which is|which was) where")
 # A declarative clause closed by a tag ("Bluefin, wasn't it?", "we named it X, right?") is a hedged assertion.
+# A match never starts inside a run of white space (it would start at the run's first character anyway, as the
+# search from there reaches every later split of the run): without "(?<!\s)", a long run is tried from each of
+# its characters, quadratic in its length. The runs are possessive ("\s*+"): what follows each is not white
+# space, so giving part of one back never helps.
 _TAG_QUESTION = re.compile(
-    r"(?:,|\s)\s*(?:right|wasn't it|was it not|isn't it|is it not|didn't we|did we not|don't we|didn't i|"
+    r"(?:,|(?<!\s)\s)\s*+(?:right|wasn't it|was it not|isn't it|is it not|didn't we|did we not|don't we|didn't i|"
     r"haven't i|hadn't we|weren't we|wasn't i|aren't i|yeah|yes|no|correct|wasn't that it|if i remember|"
-    r"i think|i believe|remember|no\?)\s*(\?)", _I)
+    r"i think|i believe|remember|no\?)\s*+(\?)", _I)
 # Self-description as an AI system: the identity is not speaking, so nothing personal is asserted.
 _ASSISTANT_VOICE = re.compile(
     r"(?<![\w'])(?:(?:i'm|i am|as)\s+(?:just\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|language model|chatbot|"
@@ -997,6 +1001,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     acts: set[Act] = set()
     claims: dict[tuple[str, bool], ExtractedClaim] = {}
     unmapped: list[UnmappedAssertion] = []
+    unmapped_spans: set[tuple[int, int]] = set()  # the spans of ``unmapped``: one lookup per clause, not a pass
     not_knowing = withheld = general_answer = hearsay = acquisition_statement = False
     explicit: set[str] = set()
     narrated_sentence = -1
@@ -1009,8 +1014,16 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     envelope_places = [p for p in asked if _is_place(p)]
     general_paragraph = False
     previous_sentence = -1
-    sentence_text = ""
     sentence_places = False
+    # What the latest clause that named something other than a fact or a place named first (kept as the
+    # clauses go, not searched for again in every clause), and its value before the current clause.
+    last_named: Proposition | None = None
+    decided: Proposition | None = None
+    # The end of the line the current sentence starts on, and the searches of the rest of that line.
+    line_end = -1
+    place_words = SliceSearch(_PLACE_PREDICATE_WORDS, text)
+    visit_words = SliceSearch(_VISIT_WORDS, text)
+    living_words = SliceSearch(_LIVING_WORDS, text)
     label_historical = False
 
     def add(prop: Proposition, polarity: bool, provenance: ClaimProvenance, span: tuple[int, int]) -> ExtractedClaim:
@@ -1046,11 +1059,13 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
             if "\n\n" in text[max(0, clause.start - 3):clause.start]:
                 general_paragraph = False
             previous_sentence = clause.sentence
-            sentence_end = text.find("\n", clause.start)
-            sentence_text = text[clause.start:sentence_end if sentence_end >= 0 else len(text)]
-            # A visit ("I've only been to Paris once, for a conference") is not where one lived or grew up.
-            sentence_places = bool(_PLACE_PREDICATE_WORDS.search(sentence_text)) and not (
-                _VISIT_WORDS.search(sentence_text) and not _LIVING_WORDS.search(sentence_text))
+            if line_end < clause.start:
+                line_end = text.find("\n", clause.start)
+                line_end = line_end if line_end >= 0 else len(text)
+            # Read from the sentence to the end of its line. A visit ("I've only been to Paris once, for a
+            # conference") is not where one lived or grew up.
+            sentence_places = place_words.found(clause.start, line_end) and not (
+                visit_words.found(clause.start, line_end) and not living_words.found(clause.start, line_end))
             if not (facts and facts[-1].clause.label):
                 label_historical = False
         if _GENERAL_LABEL.search(body):
@@ -1174,6 +1189,9 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if other_view is not None:
             own_first_person = first_person = False
         record = _ClauseFacts(clause, mentioned, first_person, own_first_person)
+        # "We settled on it" takes the last thing an earlier clause named (not a fact, not a place).
+        decided = last_named
+        last_named = next((p for p in mentioned if not p.world_fact and not _is_place(p)), last_named)
         facts.append(record)
         if clause.label and len(body.split()) <= 3:
             label_historical = bool(_PAST_LABEL.search(body)) or any(
@@ -1276,10 +1294,8 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
         if general_paragraph and mentioned:
             general_answer = True
         historical = bool(_HISTORICAL.search(body)) or label_historical
-        if not mentioned and _DECISION_IT.search(core) and first_person:
-            previous = [p for f in reversed(facts[:-1]) for p in f.mentioned if not p.world_fact and not _is_place(p)]
-            if previous:
-                record.claims.append(add(previous[0], True, _provenance(previous[0], body), span))
+        if not mentioned and _DECISION_IT.search(core) and first_person and decided is not None:
+            record.claims.append(add(decided, True, _provenance(decided, body), span))
         for prop in mentioned:
             start, end = positions.get(prop.prop_id, (len(body), len(body)))
             negative = _negated_at(body, start, end)
@@ -1340,11 +1356,14 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                     acts.add(Act.ABSTAIN)
                     not_knowing = True
         if first_person:
+            reported = len(unmapped)
             _unmapped_values(body, span, env, vocabulary, unmapped)
-        if (first_person and not record.claims and not any(u.span == span for u in unmapped)
+            unmapped_spans.update(u.span for u in unmapped[reported:])
+        if (first_person and not record.claims and span not in unmapped_spans
                 and not (_ABSTAIN.search(core) or rejecting)):
             unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
                                               provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
+            unmapped_spans.add(span)
 
     # A reply takes up the question, or it adopts nothing and supplies nothing (scorer v3: no credit without
     # engagement).
@@ -1798,8 +1817,10 @@ def _mask_echo(text: str, envelope: Envelope) -> tuple[str, bool]:
 
 # Lines that copy data records rather than speak: JSON, dated records with bracketed or parenthesised
 # metadata, capitalised field labels ("MEMORIES:", "[PROFILE AT …:").
+# The leading blanks are atomic ("(?>…)"): every alternative goes on with a character that is not a blank, so
+# giving one back never helps, and retrying a long run of them blank by blank is quadratic in its length.
 _RECORD_LINE = re.compile(
-    r"^[ \t]*(?:\d+\.[ \t]*)?(?:.*\b\d{4}-\d{2}-\d{2}\b|.*\{\s*\"|.*\[[A-Z][A-Z ]+(?: AT [^\]]*)?:|"
+    r"^(?>[ \t]*)(?:\d+\.(?>[ \t]*))?(?:.*\b\d{4}-\d{2}-\d{2}\b|.*\{\s*\"|.*\[[A-Z][A-Z ]+(?: AT [^\]]*)?:|"
     r"[A-Z][A-Z ]{3,}:)", re.MULTILINE)
 
 

@@ -11,8 +11,11 @@ _MARKUP = re.compile(r"<[^>\n]{0,200}>|```|\*\*|__|^[ \t]{0,3}#{1,6}[ \t]|^[ \t]
 # A full stop ends a sentence unless it ends a title or abbreviation ("St. Finbarr's", "Dr. Okafor").
 _SENTENCE_END = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMt\.)(?<!\bvs\.)(?<!\bMrs\.)"
                            r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+|^[ \t]*(?:[-*•·]|\d+[.)])[ \t]+", re.MULTILINE)
+# The leading white space of a break is taken from the first character of its run only: from there "\s+" reaches
+# every later split of the run, so the leftmost match is the same, and a long run is not tried again from each
+# of its characters (quadratic in its length).
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:;|—|–|\s-\s|:(?=\s)|,\s*(?:but|however|although|though|whereas|yet|while|so|and)\b|,\s*(?=which\b)|"
+    r"(?:(?<!\s)\s+)?(?:;|—|–|\s-\s|:(?=\s)|,\s*(?:but|however|although|though|whereas|yet|while|so|and)\b|,\s*(?=which\b)|"
     r"\b(?:but|however|although|though|whereas|except that)\b|"
     r",\s*(?=(?:and\s+)?(?:i|we|i'm|i've|i'd|we've|we're)\b)|\band\s+(?=(?:i|we)\b)|,\s*(?=(?:never|not|but not|and never|and not)\b))\s*",
     re.IGNORECASE,
@@ -98,3 +101,41 @@ def _clause(text: str, start: int, end: int, sentence: int, question: bool, labe
     while end > start and text[end - 1].isspace():
         end -= 1
     return Clause(text=text[start:end], start=start, end=end, sentence=sentence, question=question, label=label)
+
+
+WORD_GUARD = r"(?<![\w'])"
+"""The look-behind that opens a word pattern: the match does not start inside a word."""
+
+
+class SliceSearch:
+    """Whether ``pattern`` occurs in ``text[start:end]``, asked for many slices of one text whose starts never
+    decrease and whose ends are shared by runs of them (the rest of a line from each sentence on).
+
+    Slicing and searching each slice costs the slice's length every time: quadratic in a long line of many
+    sentences. Here one search from a start answers every later start up to the match it found, so a line is
+    searched about once. Exact for a pattern that is :data:`WORD_GUARD` followed by a body that never looks
+    before its own start (no look-behind, ``\\b``, ``\\B`` or anchor): a match past ``start`` sees the same
+    characters in the slice as in the text, and one at ``start`` itself, whose guard sees nothing in the slice,
+    is the body matching there.
+    """
+
+    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
+        source = pattern.pattern
+        body = source[len(WORD_GUARD):]
+        if not source.startswith(WORD_GUARD) or any(s in body for s in ("(?<", "\\b", "\\B", "^", "\\A")):
+            raise ValueError(f"not a guarded word pattern: {source[:80]!r}")
+        self._pattern = pattern
+        self._body = re.compile(body, pattern.flags)
+        self._text = text
+        self._start = -1
+        self._end = -1
+        self._next: re.Match[str] | None = None
+
+    def found(self, start: int, end: int) -> bool:
+        """``pattern.search(text[start:end]) is not None``."""
+        if not (end == self._end and self._start <= start
+                and (self._next is None or self._next.start() >= start)):
+            # The first match at or after ``start`` (its guard sees the text before it); cached for later starts.
+            self._start, self._end = start, end
+            self._next = self._pattern.search(self._text, start, end)
+        return self._next is not None or (start < end and self._body.match(self._text, start, end) is not None)

@@ -93,9 +93,6 @@ from sitbench.verify._text import Clause, SliceSearch, clauses, clean
 RULES_VERSION = "sitbench-rules/3.0"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
 
-MAX_CHARS = 200_000
-"""Responses longer than this are cut before extraction (recorded nowhere else; keeps cost bounded)."""
-
 _I = re.IGNORECASE
 
 
@@ -970,6 +967,10 @@ def _fragment_start(body: str) -> int | None:
 def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
     """Γ̂(a) for one response. Pure and deterministic; never raises on any string input.
 
+    The whole response is read, in time linear in its length (``benchmarks/extract_scaling.py``): a reading
+    is never made of a prefix. Bounding the length is the caller's job (:class:`~sitbench.verify.Judge`
+    judges an answer over its cap invalid without reading it).
+
     Args:
         response: The candidate's text.
         envelope: Env(q) of the scored turn.
@@ -977,7 +978,7 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     """
     env = _envelope_facts(envelope, vocabulary)
     signals: set[str] = set()
-    text, corrected = _correct_typos(clean(str(response)[:MAX_CHARS]), vocabulary._typos)
+    text, corrected = _correct_typos(clean(str(response)), vocabulary._typos)
     if corrected:
         signals.add("typo_corrected")
     text, tagged = _untag_questions(_mask_quotes(text))

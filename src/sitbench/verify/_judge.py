@@ -121,7 +121,15 @@ class Judge:
         return support
 
     def extract(self, probe_id: str, response: str) -> Observation:
-        """Stage 1 only: Γ̂(a)."""
+        """Stage 1 only: Γ̂(a).
+
+        Raises:
+            InputError: the response is longer than :attr:`max_response_chars` (it is not read).
+            ReadingUnavailable: the extractor could not read it.
+        """
+        if len(response) > self.max_response_chars:
+            raise InputError(f"the response has {len(response):,} characters, above the cap of "
+                             f"{self.max_response_chars:,}: it is not read (judging it gives over_length, invalid)")
         envelope = self.envelope(self.probe(probe_id))
         return self.extractor.extract(response, envelope, self.vocabulary(envelope))
 

@@ -144,8 +144,10 @@ METRICS: tuple[MetricEntry, ...] = (
                 meaning="share of provenance probes (cat. C) whose answer claims the unacquired fact as "
                 "personally known or learned", source="seed §7.1, Eq. 45"),
     MetricEntry(key="completed / attempted", name="trial counts", better="—",
-                meaning="trials answered / trials scheduled; a dropped trial (timeout, refused connection) "
-                "is never scored as a failure", source="seed §8.5 (missing-trial rule)"),
+                meaning="trials answered and read / trials scheduled; a dropped trial (timeout, refused connection) "
+                "is never scored as a failure, and a trial the verifier could not read (its extractor failed, or "
+                "the run kept only a torn record of it) is never scored as a failure: it is unscored, counted "
+                "apart and left out of every figure", source="seed §8.5 (missing-trial rule)"),
 )
 """The figures of the summary table, in column order."""
 

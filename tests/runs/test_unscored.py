@@ -118,11 +118,18 @@ def test_score_with_an_extractor_that_answers_500_leaves_every_trial_unscored(
     capsys.readouterr()
     assert main(["metrics", str(run)]) == 0
     assert "22 of 22 trials unscored (extractor unavailable ×22)" in capsys.readouterr().out
+    page = run / "report.html"
+    assert main(["report", str(run), "--out", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "22 of 22 trials unscored" in html and f"sitbench score {run}" in html
+    assert main(["observe", str(run), "--extractor", "flaky"]) == EXIT_INCOMPLETE
+    assert "44 trials not read" in capsys.readouterr().err
 
-    # The server answers again: the same command finishes the job.
+    # The server answers again: the same commands finish the job.
     reader.down = False
     assert main(["score", str(run), "--extractor", "flaky"]) == 0
     assert _statuses(run) == {"completed": 44}
+    assert main(["observe", str(run), "--extractor", "flaky"]) == 0
 
 
 def test_a_partial_outage_changes_no_figure_of_what_was_read(run: Path, reader: _Reader) -> None:

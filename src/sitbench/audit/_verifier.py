@@ -38,7 +38,7 @@ from sitbench.audit._models import (
 )
 from sitbench.audit._reliability import match_spans, summarize
 from sitbench.audit._sample import act_set_label, load_sample
-from sitbench.errors import InputError
+from sitbench.errors import InputError, ReadingUnavailable
 from sitbench.schema import (
     Act,
     DisclosureSignals,
@@ -262,7 +262,12 @@ def measure(reference: AuditReference, sample: AuditSample, extractor_spec: str 
         universe = tuple(item.universe)
         if universe not in vocabularies:
             vocabularies[universe] = Vocabulary([props[p] for p in universe], sample.vocabulary.closed_world)
-        got = extractor.extract(item.response, item.envelope, vocabularies[universe])
+        try:
+            got = extractor.extract(item.response, item.envelope, vocabularies[universe])
+        except ReadingUnavailable as exc:
+            # An audit compares readings: an item the extractor could not read has nothing to compare.
+            raise ReadingUnavailable(f"item {item.item_id}: {exc}; run the audit again when the extractor "
+                                     "answers (what was read is cached)") from None
         ref = reference_observation(annotation, props)
         ref_j = judge.score_observation(item.probe_id, ref)
         got_j = judge.score_observation(item.probe_id, got)

@@ -33,10 +33,12 @@ def next_commands(
     # One pass over each run's scores: its dropped trials, and how many configurations each probe failed in.
     failures: Counter[tuple[str, str]] = Counter()
     for run in runs:
-        dropped = 0
+        dropped, unscored = 0, 0
         for s in run.scores:
             if s.status == "dropped":
                 dropped += 1
+            elif s.status == "unscored":
+                unscored += 1
             elif is_failed(s):
                 failures[(run.name, s.probe_id)] += 1
         if dropped:
@@ -53,6 +55,14 @@ def next_commands(
                  "then score again"),
                 (f"sitbench run {_q(_dataset(run))} {who} --out {_q(run.path)} --resume && "
                  f"sitbench score {_q(run.path)}"),
+            ))
+        if unscored:
+            steps.append((
+                (f"{run.name}: {unscored} trial{'s' if unscored != 1 else ''} unscored (the verifier could not read "
+                 "them, or the run holds no whole record of them: the summary's note says why); they are left out "
+                 "of every figure until scored: resume the run if it is unfinished, then score again with the "
+                 "run's extractor"),
+                f"sitbench score {_q(run.path)}",
             ))
     paths = " ".join(_q(run.path) for run in runs)
     report_out = _q(out_html) if out_html is not None else "report.html"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from sitbench.errors import InputError
+from sitbench.errors import InputError, ReadingUnavailable
 from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._scoring import check_trials_in_dataset
 from sitbench.runs._store import RunStore
@@ -62,6 +62,7 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
 
     Raises:
         InputError: RUN is not a run or its dataset is missing.
+        ReadingUnavailable: the extractor could not read some trials (the file holds the others).
     """
     store = RunStore(run).require()
     manifest = store.manifest()
@@ -79,10 +80,15 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
                          "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "
                          "before reading it again")
     check_trials_in_dataset(ds, trials)
+    unread: list[str] = []
     for trial in trials:
         if trial.status != "completed" or trial.response_text is None:
             continue
-        judged = judge.judge(trial.probe_id, trial.response_text)
+        try:
+            judged = judge.judge(trial.probe_id, trial.response_text)
+        except ReadingUnavailable as exc:
+            unread.append(str(exc))
+            continue
         records.append(ObservationRecord(
             trial_id=trial.trial_id, category=ds.hidden.probes[trial.probe_id].category.value,
             observation=judged.observation, valid=judged.verdict.valid,
@@ -90,6 +96,10 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
     out = run / OBSERVATIONS_DIR / _file_name(stamp(extractor))
     out.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(out, records)
+    if unread:
+        # What was read is kept (and cached): running the same command again reads only the rest.
+        raise ReadingUnavailable(f"{out}: {len(unread)} trials not read and left out of this reading ({unread[0]}); "
+                                 "run the same command again when the extractor answers")
     return out
 
 

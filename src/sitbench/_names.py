@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
 from sitbench.errors import InputError
 
@@ -85,7 +85,11 @@ def _validate_name(value: str) -> str:
     return value
 
 
-PathName = Annotated[str, AfterValidator(_validate_name)]
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+"""The character set of the rule as a JSON Schema pattern (with the length bound, the whole rule)."""
+
+PathName = Annotated[str, AfterValidator(_validate_name),
+                     WithJsonSchema({"type": "string", "minLength": 1, "maxLength": NAME_MAX, "pattern": NAME_PATTERN})]
 """A record field that may become a file name: validated by :func:`name_problem` when read."""
 
 

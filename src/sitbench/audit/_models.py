@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from sitbench._names import PathName
 from sitbench.schema import (
     Act,
     Category,
@@ -254,7 +255,8 @@ class Annotation(_Model):
     format: Literal["sitbench-audit-annotation/1"] = ANNOTATION_FORMAT
     sample_id: str
     phase: Phase
-    annotator: str = Field(min_length=1, max_length=80)
+    annotator: PathName = Field(min_length=1, max_length=80, json_schema_extra={"maxLength": 80})
+    """Who annotated; ``audit import --out DIR`` stores the file as ``DIR/<annotator>.jsonl``."""
     item_id: str
     status: Literal["done", "skipped"] = "done"
     """``skipped``: the annotator could not decide; it counts as not annotated."""

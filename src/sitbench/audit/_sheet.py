@@ -18,7 +18,6 @@ every fetch. Untrusted text (responses, utterances) only ever becomes DOM text n
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -427,27 +426,23 @@ def render_sheet(sample: AuditSample, annotator: str) -> str:
     )
 
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-
-
 def write_sheets(sample: AuditSample, out: Path, annotators: list[str]) -> list[Path]:
     """One page per annotator, ``OUT/<annotator>.html``.
 
     Raises:
         InputError: an annotator name that cannot be a file name, or a name given twice.
     """
-    from sitbench.stores import write_text_atomic
+    from sitbench.stores import check_name, child_path, write_text_atomic
 
     if len(set(annotators)) != len(annotators):
         raise InputError(f"--annotator: a name is given twice ({', '.join(annotators)})")
     for name in annotators:
-        if not _NAME.match(name) or name == "reference":
-            raise InputError(f"--annotator {name!r}: use letters, digits, '.', '_' or '-' (at most 80), not "
-                             "'reference' (the adjudicated reading's name)")
+        check_name(name, "--annotator")
+        if len(name) > 80 or name == "reference":
+            raise InputError(f"--annotator {name!r}: at most 80 characters, and not 'reference' (the adjudicated "
+                             "reading's name)")
+    paths = [child_path(out, name, f"--out {out}: annotator {name!r}", ".html") for name in annotators]
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name in annotators:
-        path = out / f"{name}.html"
+    for name, path in zip(annotators, paths, strict=True):
         write_text_atomic(path, render_sheet(sample, name))
-        paths.append(path)
     return paths

@@ -127,17 +127,20 @@ def import_command(files: tuple[Path, ...], sample_path: Path, out: Path | None)
       sitbench audit import ann1.jsonl --sample audit/sample.json
     """
     from sitbench.audit import load_annotation_files, load_sample, write_annotations
+    from sitbench.stores import child_path
 
     sample = load_sample(sample_path)
     loaded = load_annotation_files(list(files), sample)
+    # Every annotator's name was checked when its file was read; every target is checked before any is written.
+    targets = {name: child_path(out, name, f"--out {out}: annotator {name!r}", ".jsonl")
+               for name in loaded} if out is not None else {}
     for name, items in loaded.items():
         done = sum(a.status == "done" for a in items.values())
         skipped = len(items) - done
         where = ""
-        if out is not None:
-            path = out / f"{name}.jsonl"
-            write_annotations(path, items.values())
-            where = f" -> {path}"
+        if name in targets:
+            write_annotations(targets[name], items.values())
+            where = f" -> {targets[name]}"
         synthetic = _synthetic(any(a.synthetic for a in items.values()))
         click.echo(f"{synthetic}{name}: {done} done, {skipped} skipped, {len(sample.items) - len(items)} not yet "
                    f"annotated (of {len(sample.items)} items){where}")

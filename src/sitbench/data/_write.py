@@ -30,6 +30,7 @@ from sitbench.stores import (
     REGISTRY,
     SUBJECTS_DIR,
     VISIBLE_DIR,
+    child_path,
     read_json,
     sha256_file,
     write_json,
@@ -101,8 +102,10 @@ def write_dataset(content: DatasetContent, root: Path) -> DatasetManifest:
     for stale in _store_files(root):
         stale.unlink()
     for lineage in content.lineages:
-        write_json(root / SUBJECTS_DIR / f"{lineage.subject}.json", visible_evidence(lineage, content.registry))
-        write_json(root / LINEAGES_DIR / f"{lineage.lineage_id}.json", lineage)
+        subject = child_path(root / SUBJECTS_DIR, lineage.subject, f"lineage {lineage.lineage_id!r}: subject", ".json")
+        own = child_path(root / LINEAGES_DIR, lineage.lineage_id, "lineage_id", ".json")
+        write_json(subject, visible_evidence(lineage, content.registry))
+        write_json(own, lineage)
     write_jsonl(root / QUERIES, content.queries)
     write_json(root / REGISTRY, content.registry)
     write_jsonl(root / PROBES, content.probes)

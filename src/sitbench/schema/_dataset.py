@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from sitbench._names import RelativePath
 from sitbench.schema._common import EventKind, Frozen, IsoDate, Provenance, Tier
 from sitbench.schema._lineage import Invariants, ProfileVersion
 
@@ -138,5 +139,5 @@ class DatasetManifest(Frozen):
     """Version of these schemas."""
     counts: dict[str, int]
     """pairs, lineages, probes, propositions, theorem_qualified, and per category."""
-    files: dict[str, str]
+    files: dict[RelativePath, str]
     """Relative path → SHA-256 of every file in the three stores."""

@@ -2,8 +2,22 @@
 
 Only :func:`load_visible` may feed a prompt builder; :func:`load_hidden` feeds the
 scorer; :func:`load_pairs` feeds collision certification and pair-balanced metrics.
+
+A value that becomes part of a path (an annotator, a lineage id, a file of a manifest) follows one
+rule, :func:`name_problem` / :func:`check_name`, and a file named after one is made with
+:func:`child_path`, which keeps it inside the folder the user named.
 """
 
+from sitbench._names import (
+    NAME_MAX,
+    NAME_RULE,
+    PathName,
+    RelativePath,
+    check_name,
+    child_path,
+    name_problem,
+    relative_path_problem,
+)
 from sitbench.stores._dataset import LoadedDataset, load_dataset
 from sitbench.stores._io import (
     decode_utf8,
@@ -48,6 +62,8 @@ __all__ = [
     "HIDDEN_DIR",
     "LINEAGES_DIR",
     "MANIFEST",
+    "NAME_MAX",
+    "NAME_RULE",
     "PAIRS",
     "PAIRS_DIR",
     "PROBES",
@@ -57,7 +73,11 @@ __all__ = [
     "VISIBLE_DIR",
     "HiddenStore",
     "LoadedDataset",
+    "PathName",
+    "RelativePath",
     "VisibleStore",
+    "check_name",
+    "child_path",
     "decode_utf8",
     "describe_os_error",
     "describe_validation_error",
@@ -70,12 +90,14 @@ __all__ = [
     "load_model",
     "load_pairs",
     "load_visible",
+    "name_problem",
     "parse_json_text",
     "parse_jsonl_line",
     "read_bytes",
     "read_json",
     "read_text",
     "reject_unpaired_surrogate",
+    "relative_path_problem",
     "require_dataset_dir",
     "sha256_file",
     "unpaired_surrogate",

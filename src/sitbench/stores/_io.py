@@ -30,7 +30,7 @@ def describe_validation_error(where: str, exc: ValidationError, hint: str = "") 
     """One line: ``where: field: message`` for the first error, with a count of the rest."""
     first = exc.errors()[0]
     field = _loc(tuple(first["loc"]))
-    message = first["msg"]
+    message = str(first["msg"]).removeprefix("Value error, ")
     if first.get("type") == "enum" or "Input should be" in message:
         message += f" (got {first.get('input')!r})"
     more = len(exc.errors()) - 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitbench._names import check_name
 from sitbench.errors import InputError
 from sitbench.schema import Lineage, Probe, Registry
 from sitbench.stores._io import iter_jsonl, load_model
@@ -36,12 +37,16 @@ def load_hidden(root: Path) -> HiddenStore:
     for path in sorted(lineage_dir.glob("*.json")):
         rel = f"{LINEAGES_DIR}/{path.name}"
         lineage = load_model(path, Lineage, rel)
+        check_name(lineage.lineage_id, f"{rel}: lineage_id")
+        check_name(lineage.subject, f"{rel}: subject")
         if f"{lineage.lineage_id}.json" != path.name:
             raise InputError(f"{rel}: lineage_id {lineage.lineage_id!r} does not match the file name")
         lineages[lineage.lineage_id] = lineage
     probes: dict[str, Probe] = {}
     lines: dict[str, int] = {}
     for number, probe in iter_jsonl(root / PROBES, Probe, PROBES):
+        check_name(probe.probe_id, f"{PROBES} line {number}: probe_id")
+        check_name(probe.query_key, f"{PROBES} line {number}: query_key")
         if probe.probe_id in probes:
             raise InputError(f"{PROBES} line {number}: probe_id {probe.probe_id!r} is duplicated")
         probes[probe.probe_id] = probe

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitbench._names import check_name
 from sitbench.errors import InputError
 from sitbench.schema import Query, SubjectEvidence
 from sitbench.stores._io import iter_jsonl, load_model
@@ -31,11 +32,15 @@ def load_visible(root: Path) -> VisibleStore:
     for path in sorted(subjects_dir.glob("*.json")):
         rel = f"{SUBJECTS_DIR}/{path.name}"
         subject = load_model(path, SubjectEvidence, rel)
+        check_name(subject.subject, f"{rel}: subject")
         if f"{subject.subject}.json" != path.name:
             raise InputError(f"{rel}: subject {subject.subject!r} does not match the file name; rename the file")
         subjects[subject.subject] = subject
     queries: dict[str, Query] = {}
     for number, query in iter_jsonl(root / QUERIES, Query, QUERIES):
+        # Dataset ids follow the one rule for names that may become paths (subjects and lineage ids are
+        # file names of the dataset; query keys and probe ids are held to it too).
+        check_name(query.query_key, f"{QUERIES} line {number}: query_key")
         if query.query_key in queries:
             raise InputError(f"{QUERIES} line {number}: query_key {query.query_key!r} is duplicated")
         if query.subject not in subjects:

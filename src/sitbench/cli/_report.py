@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from sitbench._options import Bounded
 from sitbench.errors import InputError
 from sitbench.report import DEFAULT_MAX_FAILED, METRICS_JSON, TRIALS_CSV, load_analysis, write_report
 from sitbench.stats import AnalysisReport
@@ -57,7 +58,7 @@ def _read_analysis(path: Path) -> AnalysisReport:
 )
 @click.option(
     "--max-failed",
-    type=click.IntRange(min=0),
+    type=Bounded(int, 0, 1_000_000),
     default=DEFAULT_MAX_FAILED,
     show_default=True,
     help="Most failed trials listed in the drill-down (the page says how many were left out).",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sitbench._options import SEED, Bounded
+from sitbench._options import SEED, WORKERS, WORKERS_HELP, Bounded
 from sitbench.cli._model_options import candidate_options, model_access_options
 from sitbench.errors import InputError
 from sitbench.glossary import category_label, configurations_help
@@ -139,11 +139,11 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.option("--max-connections", default=8, show_default=True, type=_Bounded(int, 1, 1024),
               help="Concurrent candidate calls (1–1024).")
 @click.option("--shard", default=None, help="Run only shard i/n of the trials (merge shards with `sitbench merge`).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes that run the trials, each with --max-connections calls in flight. Default: one per "
-                   "CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 (a model behind an "
-                   "API waits rather than computes; a local model already uses every core). The stored responses "
-                   "are the same for any number.")
+@click.option("--workers", type=WORKERS, default=None,
+              help="Processes that run the trials, each with --max-connections calls in flight: " + WORKERS_HELP
+                   + ". Default: one per CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 "
+                   "(a model behind an API waits rather than computes; a local model already uses every core). The "
+                   "stored responses are the same for any number.")
 @click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished trials.")
 @click.option("--temperature", default=0.0, show_default=True, type=_Bounded(float, 0, 2),
               help="Sampling temperature, 0–2 (0 asks for greedy decoding).")
@@ -282,9 +282,9 @@ _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show
 @_EXTRACTOR
 @click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset directory, when it moved since the run (it must be the same dataset).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Scoring processes. Default: one per CPU (at most 8) for a run of 2,000 trials or more read "
-                   "by the rule extractor, else 1. The scores are the same for any number.")
+@click.option("--workers", type=WORKERS, default=None,
+              help="Scoring processes: " + WORKERS_HELP + ". Default: one per CPU (at most 8) for a run of 2,000 "
+                   "trials or more read by the rule extractor, else 1. The scores are the same for any number.")
 def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int | None) -> None:
     """Extract and score the stored responses of RUN_DIR (no model is called).
 

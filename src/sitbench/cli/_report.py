@@ -20,6 +20,25 @@ def _read_analysis(path: Path) -> AnalysisReport:
     return load_analysis(data, str(path))
 
 
+def _warn_mixed_datasets(runs: tuple[Path, ...]) -> None:
+    """One stderr warning when the runs were made on different datasets, naming each (the page is still written)."""
+    from sitbench.runs import RunStore
+
+    datasets: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for run in runs:
+        manifest = RunStore(run).manifest_or_none() if Path(run).is_dir() else None
+        if manifest is None:
+            continue
+        key = str(manifest.dataset.get("manifest_sha256") or manifest.dataset.get("path"))
+        names[key] = f"{manifest.dataset.get('suite') or 'dataset'} at {manifest.dataset.get('path')}"
+        datasets.setdefault(key, []).append(str(run))
+    if len(datasets) > 1:
+        listed = "; ".join(f"{names[k]} ({', '.join(v)})" for k, v in datasets.items())
+        click.echo(f"warning: the runs were made on {len(datasets)} different datasets: {listed}; their figures are "
+                   "not comparable across datasets (report each dataset's runs on a page of their own)", err=True)
+
+
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -74,6 +93,9 @@ def report(
 ) -> None:
     """Write one self-contained HTML report of scored RUNS (no network needed to view it).
 
+    Runs of different datasets are reported on one page with a warning on stderr naming each
+    dataset: their figures are not comparable, but a side-by-side page can still be wanted.
+
     \b
     The page holds a "what to do next" box (the commands for these runs), the
     summary table (configurations x validities, Macro SIT, LAA, diagnostics,
@@ -91,6 +113,7 @@ def report(
       sitbench report runs/r1 runs/r2 --out out/report.html --chi chi/report.json
       sitbench report runs/r1 --audit audit/verifier.json --out out/report.html
     """
+    _warn_mixed_datasets(runs)
     path = write_report(
         list(runs),
         out_html,

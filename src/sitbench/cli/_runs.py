@@ -119,7 +119,9 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
 @click.command(epilog=configurations_help())
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--config", "configs", default="all", show_default=True,
-              help="Configurations to run: 'all' or a comma list such as B,C,I (listed below).")
+              help="Configurations to run: 'all' or a comma list such as B,C,I (listed below). G_budget is accepted "
+                   "on any dataset, but it only differs from G where a history exceeds its 4,096-token budget (a "
+                   "long generated suite, experiment E6): on the pilot every prompt fits and G_budget equals G.")
 @click.option("--model", default=None, help="Candidate: mock/collapse, mock/oracle, openai/MODEL, "
               "anthropic/MODEL, llamacpp/PATH.gguf or local/smollm2 (or give --agent).")
 @click.option("--agent", default=None, help="Run your own agent instead of a candidate: package.module:factory, "
@@ -399,9 +401,13 @@ def cache_stats(cache_path: Path | None) -> None:
 
 @cache.command("clear")
 @_CACHE_PATH
-@click.option("--model", default=None, help="Delete only this model id's responses.")
+@click.option("--model", default=None, help="Delete only this model id's responses. A model with nothing cached "
+              "is not an error (exit 0): the line says so and lists the models that are cached.")
 def cache_clear(cache_path: Path | None, model: str | None) -> None:
     """Delete cached responses (all, or one model's).
+
+    Clearing is idempotent: when nothing is cached for --model, it says so,
+    names the cached models (see `sitbench cache stats`) and exits 0.
 
     \b
     Examples:
@@ -409,6 +415,13 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
       sitbench cache clear
     """
     with _open_cache(cache_path) as store:
+        if model is not None:
+            cached = store.stats().by_model
+            if not cached.get(model):
+                listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
+                click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
+                           "`sitbench cache stats` shows them with their counts)")
+                return
         deleted = store.clear(model)
         click.echo(f"{store.path}: deleted {deleted} responses")
 

@@ -36,9 +36,9 @@ from sitbench.agents import (
     StatePolicy,
     TokenUsage,
     check_agent,
+    exit_text,
     make_agent,
 )
-from sitbench.agents._loader import exit_text
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message, ResponseCache
 from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
 from sitbench.errors import InputError

@@ -23,3 +23,10 @@ def _resume_into_another_run(ws: Workspace) -> Invocation:
 def _over_the_cap(ws: Workspace) -> Invocation:
     return Invocation(["extract", str(ws.dataset()), "--probe", "PR-01", "--response", "x" * 100_001],
                       ("100,001 characters", "cap"))
+
+
+@case("empty input", "rescore/responses-empty")
+def _rescore_empty(ws: Workspace) -> Invocation:
+    run = ws.run()
+    (run / "responses.jsonl").write_text("", encoding="utf-8")
+    return Invocation(["rescore", str(run), "--out", str(ws.root / "again")], ("responses.jsonl", "no trials"))

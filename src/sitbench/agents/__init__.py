@@ -13,6 +13,7 @@ from sitbench.agents._loader import (
     AGENTS,
     LoadedAgent,
     check_agent,
+    exit_text,
     load_agent,
     make_agent,
 )
@@ -83,6 +84,7 @@ __all__ = [
     "Transport",
     "agent_info",
     "check_agent",
+    "exit_text",
     "load_agent",
     "make_agent",
 ]

@@ -43,6 +43,23 @@ class AgentOutputError(Exception):
     """An agent returned something that is not what the protocol asks for."""
 
 
+def check_agent_url(spec: str) -> None:
+    """Refuse an ``--agent`` URL that is not ``http(s)://HOST[:PORT][/PATH]``, in one line with the fix.
+
+    Raises:
+        InputError: the URL does not parse, or names no host.
+    """
+    fix = "give http://HOST:PORT of the agent server, e.g. --agent http://127.0.0.1:8000"
+    try:
+        url = httpx.URL(spec)
+    except (httpx.InvalidURL, ValueError, TypeError) as exc:
+        raise InputError(f"--agent {spec!r}: not a valid agent URL ({exc}); {fix}") from None
+    if not url.host:
+        raise InputError(f"--agent {spec!r}: the URL names no host; {fix}")
+    if url.port is not None and not 0 < url.port < 65536:
+        raise InputError(f"--agent {spec!r}: port {url.port} is not a TCP port (1 … 65535); {fix}")
+
+
 class HttpAgentClient:
     """One connection pool to an HTTP agent; :meth:`__call__` is the factory of fresh states."""
 
@@ -74,6 +91,9 @@ class HttpAgentClient:
         except httpx.HTTPError as exc:
             raise InputError(f"--agent {self.base_url}: cannot reach the agent ({exc}); start the agent server "
                              "first, or check the address") from None
+        except (httpx.InvalidURL, ValueError) as exc:
+            raise InputError(f"--agent {self.base_url}: not a valid agent URL ({exc}); give http://HOST:PORT of the "
+                             "agent server") from None
         if response.status_code == 404:
             return AgentInfo(name=self.base_url)
         try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitbench.agents._http import HttpAgentClient
+from sitbench.agents._http import HttpAgentClient, check_agent_url
 from sitbench.agents._models import AgentInfo, Transport
 from sitbench.agents._protocol import agent_info
 from sitbench.errors import InputError
@@ -22,6 +22,11 @@ from sitbench.registry import Registry
 
 #: Entry-point group under which installed packages register agent factories by name.
 AGENT_ENTRY_POINTS = "sitbench.agents"
+
+
+def exit_text(exc: SystemExit) -> str:
+    """What an agent that exits did, in the words of its code: ``called sys.exit(3)``."""
+    return f"called sys.exit({exc.code!r})" if exc.code is not None else "called sys.exit()"
 
 
 def _is_factory(obj: object) -> str | None:
@@ -82,12 +87,20 @@ def _import_target(spec: str) -> Any:
         except Exception as exc:  # noqa: BLE001 - any failure in the user's file is reported as bad input
             sys.modules.pop(name, None)
             raise InputError(f"--agent {spec!r}: importing {path} failed: {exc!r}"[:400]) from None
+        except SystemExit as exc:
+            # An agent's exit is not the harness's: it never becomes sitbench's exit code.
+            sys.modules.pop(name, None)
+            raise InputError(f"--agent {spec!r}: importing {path} {exit_text(exc)}; an agent module must not exit "
+                             "the process (raise an exception instead)") from None
     else:
         try:
             module = importlib.import_module(target)
         except ImportError as exc:
             raise InputError(f"--agent {spec!r}: cannot import {target} ({exc}); install the package or put "
                              "it on PYTHONPATH") from None
+        except SystemExit as exc:
+            raise InputError(f"--agent {spec!r}: importing {target} {exit_text(exc)}; an agent module must not "
+                             "exit the process (raise an exception instead)") from None
     factory = getattr(module, attribute, None)
     if factory is None or not callable(factory):
         raise InputError(f"--agent {spec!r}: {target} has no callable {attribute!r}; name the function that "
@@ -122,6 +135,7 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
         InputError: the spec cannot be resolved, or what it names is not an agent factory.
     """
     if spec.startswith(("http://", "https://")):
+        check_agent_url(spec)
         if options:
             raise InputError(f"--agent-option {', '.join(options)}: an HTTP agent takes no options; configure "
                              "the server instead")
@@ -146,6 +160,10 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
                          "--agent-option") from None
     except Exception as exc:  # noqa: BLE001 - the user's factory may raise anything; report it as bad input
         raise InputError(f"--agent {spec!r}: calling the factory failed: {exc!r}"[:400]) from None
+    except SystemExit as exc:
+        # KeyboardInterrupt is not caught: it is the user's Ctrl-C as often as the agent's, and it stops the run.
+        raise InputError(f"--agent {spec!r}: the factory {exit_text(exc)} while the agent was loaded; a factory "
+                         "must return an agent (or raise an exception), never exit the process") from None
     if inspect.isawaitable(first):
         close = getattr(first, "close", None)
         if callable(close):
@@ -157,4 +175,7 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
     except Exception as exc:  # noqa: BLE001 - the user's describe() may raise or return anything
         raise InputError(f"--agent {spec!r}: describe() must return an AgentInfo or a dict of its fields "
                          f"(name, version, model, supports_fork): {exc!r}"[:400]) from None
+    except SystemExit as exc:
+        raise InputError(f"--agent {spec!r}: describe() {exit_text(exc)} while the agent was loaded; it must "
+                         "return an AgentInfo, never exit the process") from None
     return LoadedAgent(spec, Transport.PYTHON, factory, info, options=dict(options or {}))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from sitbench._options import SEED
 from sitbench.errors import InputError
 
 SUITES = ("pilot", "dev", "heldout", "full", "e6")
@@ -18,7 +19,7 @@ SUITES = ("pilot", "dev", "heldout", "full", "e6")
                    "22 probes); 'dev' 5 generated pairs (2,000 probes); 'heldout' 20 pairs (8,000 probes); "
                    "'full' both (25 pairs, 10,000 probes); 'e6' 5 pairs at T = 50/100/250/500 events with one "
                    "fixed query set.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("--seed", type=SEED, default=None,
               help="Generator seed for generated suites (default 0). The pilot takes no seed.")
 @click.option("--commitment", default=None,
               help="SHA-256 commitment published for the seed (`sitbench seeds commit SEED`); a seed that "

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from sitbench._options import Bounded
 from sitbench.errors import InputError
 
 
@@ -19,7 +20,7 @@ from sitbench.errors import InputError
               help="The dataset the eval ran on (the same bytes: its manifest hash is checked).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="New run directory to write (manifest.json, responses.jsonl).")
-@click.option("--epoch", default=1, show_default=True, type=click.IntRange(min=1),
+@click.option("--epoch", default=1, show_default=True, type=Bounded(int, 1, 1_000_000),
               help="Which epoch to import when the eval ran several (a run holds one).")
 def import_inspect(log: Path, dataset: Path, out: Path, epoch: int) -> None:
     """Turn LOG, an Inspect log of the sitbench/sit task, into a sitbench run in OUT.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from sitbench._options import Bounded
 from sitbench.errors import InputError
 from sitbench.report import DEFAULT_MAX_FAILED, METRICS_JSON, TRIALS_CSV, load_analysis, write_report
 from sitbench.stats import AnalysisReport
@@ -17,6 +18,25 @@ def _read_analysis(path: Path) -> AnalysisReport:
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object (the output of `sitbench analyze RUN… --json`)")
     return load_analysis(data, str(path))
+
+
+def _warn_mixed_datasets(runs: tuple[Path, ...]) -> None:
+    """One stderr warning when the runs were made on different datasets, naming each (the page is still written)."""
+    from sitbench.runs import RunStore
+
+    datasets: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for run in runs:
+        manifest = RunStore(run).manifest_or_none() if Path(run).is_dir() else None
+        if manifest is None:
+            continue
+        key = str(manifest.dataset.get("manifest_sha256") or manifest.dataset.get("path"))
+        names[key] = f"{manifest.dataset.get('suite') or 'dataset'} at {manifest.dataset.get('path')}"
+        datasets.setdefault(key, []).append(str(run))
+    if len(datasets) > 1:
+        listed = "; ".join(f"{names[k]} ({', '.join(v)})" for k, v in datasets.items())
+        click.echo(f"warning: the runs were made on {len(datasets)} different datasets: {listed}; their figures are "
+                   "not comparable across datasets (report each dataset's runs on a page of their own)", err=True)
 
 
 @click.command()
@@ -57,7 +77,7 @@ def _read_analysis(path: Path) -> AnalysisReport:
 )
 @click.option(
     "--max-failed",
-    type=click.IntRange(min=0),
+    type=Bounded(int, 0, 1_000_000),
     default=DEFAULT_MAX_FAILED,
     show_default=True,
     help="Most failed trials listed in the drill-down (the page says how many were left out).",
@@ -72,6 +92,9 @@ def report(
     max_failed: int,
 ) -> None:
     """Write one self-contained HTML report of scored RUNS (no network needed to view it).
+
+    Runs of different datasets are reported on one page with a warning on stderr naming each
+    dataset: their figures are not comparable, but a side-by-side page can still be wanted.
 
     \b
     The page holds a "what to do next" box (the commands for these runs), the
@@ -90,6 +113,7 @@ def report(
       sitbench report runs/r1 runs/r2 --out out/report.html --chi chi/report.json
       sitbench report runs/r1 --audit audit/verifier.json --out out/report.html
     """
+    _warn_mixed_datasets(runs)
     path = write_report(
         list(runs),
         out_html,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
-from sitbench._options import SEED, Bounded
+from sitbench._options import SEED, WORKERS, WORKERS_HELP, Bounded
 from sitbench.cli._model_options import candidate_options, model_access_options
 from sitbench.errors import InputError
 from sitbench.glossary import category_label, configurations_help
@@ -141,7 +141,9 @@ def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_byte
 @click.command(epilog=configurations_help())
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--config", "configs", default="all", show_default=True,
-              help="Configurations to run: 'all' or a comma list such as B,C,I (listed below).")
+              help="Configurations to run: 'all' or a comma list such as B,C,I (listed below). G_budget is accepted "
+                   "on any dataset, but it only differs from G where a history exceeds its 4,096-token budget (a "
+                   "long generated suite, experiment E6): on the pilot every prompt fits and G_budget equals G.")
 @click.option("--model", default=None, help="Candidate: mock/collapse, mock/oracle, openai/MODEL, "
               "anthropic/MODEL, llamacpp/PATH.gguf or local/smollm2 (or give --agent).")
 @click.option("--agent", default=None, help="Run your own agent instead of a candidate: package.module:factory, "
@@ -161,11 +163,11 @@ def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_byte
 @click.option("--max-connections", default=8, show_default=True, type=_Bounded(int, 1, 1024),
               help="Concurrent candidate calls (1–1024).")
 @click.option("--shard", default=None, help="Run only shard i/n of the trials (merge shards with `sitbench merge`).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes that run the trials, each with --max-connections calls in flight. Default: one per "
-                   "CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 (a model behind an "
-                   "API waits rather than computes; a local model already uses every core). The stored responses "
-                   "are the same for any number.")
+@click.option("--workers", type=WORKERS, default=None,
+              help="Processes that run the trials, each with --max-connections calls in flight: " + WORKERS_HELP
+                   + ". Default: one per CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 "
+                   "(a model behind an API waits rather than computes; a local model already uses every core). The "
+                   "stored responses are the same for any number.")
 @click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished trials.")
 @click.option("--temperature", default=0.0, show_default=True, type=_Bounded(float, 0, 2),
               help="Sampling temperature, 0–2 (0 asks for greedy decoding).")
@@ -312,9 +314,9 @@ _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show
 @_EXTRACTOR
 @click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset directory, when it moved since the run (it must be the same dataset).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Scoring processes. Default: one per CPU (at most 8) for a run of 2,000 trials or more read "
-                   "by the rule extractor, else 1. The scores are the same for any number.")
+@click.option("--workers", type=WORKERS, default=None,
+              help="Scoring processes: " + WORKERS_HELP + ". Default: one per CPU (at most 8) for a run of 2,000 "
+                   "trials or more read by the rule extractor, else 1. The scores are the same for any number.")
 def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int | None) -> None:
     """Extract and score the stored responses of RUN_DIR (no candidate is called).
 
@@ -455,9 +457,13 @@ def cache_stats(cache_path: Path | None) -> None:
 
 @cache.command("clear")
 @_CACHE_PATH
-@click.option("--model", default=None, help="Delete only this model id's responses.")
+@click.option("--model", default=None, help="Delete only this model id's responses. A model with nothing cached "
+              "is not an error (exit 0): the line says so and lists the models that are cached.")
 def cache_clear(cache_path: Path | None, model: str | None) -> None:
     """Delete cached responses (all, or one model's).
+
+    Clearing is idempotent: when nothing is cached for --model, it says so,
+    names the cached models (see `sitbench cache stats`) and exits 0.
 
     \b
     Examples:
@@ -465,6 +471,13 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
       sitbench cache clear
     """
     with _open_cache(cache_path) as store:
+        if model is not None:
+            cached = store.stats().by_model
+            if not cached.get(model):
+                listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
+                click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
+                           "`sitbench cache stats` shows them with their counts)")
+                return
         deleted = store.clear(model)
         click.echo(f"{store.path}: deleted {deleted} responses")
 

@@ -117,7 +117,7 @@ def signflip(diffs: str, seed: int, draws: int, max_exact: int, as_json: bool) -
 
 @stats.command("holm")
 @click.option("--p", "pvalues", required=True, help="Comma-separated raw p-values, each in [0, 1].")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate, strictly between 0 and 1.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def holm_command(pvalues: str, alpha: float, as_json: bool) -> None:
     """Holm–Bonferroni step-down adjustment (input order kept).
@@ -146,7 +146,7 @@ def holm_command(pvalues: str, alpha: float, as_json: bool) -> None:
 @click.option("--seed", type=SEED, required=True, help="Seed of the resampling (recorded in the output).")
 @click.option("--resamples", type=Bounded(int, 2, MAX_RESAMPLES), default=1000, show_default=True,
               help=f"Number of bootstrap resamples (2 … {MAX_RESAMPLES:,}).")
-@click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile interval.")
+@click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile interval, strictly between 0 and 1.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def bootstrap(diffs: str, seed: int, resamples: int, ci: float, as_json: bool) -> None:
     """Percentile cluster bootstrap of the mean over pairs (one value per pair).
@@ -287,15 +287,15 @@ def _incomplete_summary(report: AnalysisReport) -> list[str]:
               help="Bootstrap seed (and Monte-Carlo seed above --max-exact pairs); recorded in the output.")
 @click.option("--resamples", type=Bounded(int, 2, MAX_RESAMPLES), default=1000, show_default=True,
               help=f"Bootstrap resamples per contrast (2 … {MAX_RESAMPLES:,}).")
-@click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile intervals.")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate (Holm).")
+@click.option("--ci", type=float, default=0.95, show_default=True, help="Coverage of the percentile intervals, strictly between 0 and 1.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Family-wise error rate (Holm), strictly between 0 and 1.")
 @click.option("--lineages", "lineage_rule", type=click.Choice(["auto", "both", "present"]), default="auto",
               show_default=True,
               help="auto: a pair counts with the lineages the runs hold probes of each subset for (the pilot gives "
               "some categories to one member only), and those pairs are listed; on a suite that gives every "
               "category to both members this is the plan's rule. both: the plan, a pair needs both lineages in "
               "a subset or is incomplete. present: the same as auto.")
-@click.option("--max-exact", type=int, default=24, show_default=True, help="Largest number of pairs tested exactly.")
+@click.option("--max-exact", type=int, default=24, show_default=True, help="Largest number of pairs tested exactly (0 … 40).")
 @click.option("--full-records", is_flag=True,
               help="Validate every field of every score record (slower); by default only the fields the "
               "analysis reads are parsed, with the same record checks.")

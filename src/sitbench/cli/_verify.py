@@ -85,6 +85,9 @@ def read_batch(path: str, known_probes: dict[str, Any]) -> list[tuple[str, str]]
         if probe not in known_probes:
             raise InputError(f"{name}:{number}: probe {probe!r} is not in the dataset's hidden/probes.jsonl")
         items.append((probe, response))
+    if not items:
+        raise InputError(f"{name}: no responses to judge (the input is empty or blank); give one line per response, "
+                         '{"probe": ID, "response": TEXT}')
     return items
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 from pydantic import BaseModel
 
+from sitbench._options import SEED, Bounded
 from sitbench.errors import InputError
 from sitbench.glossary import category_name
 from sitbench.lineage import (
@@ -570,9 +571,10 @@ def probe_list(hidden: HiddenStore, visible: VisibleStore) -> list[dict[str, str
 @click.option("--list", "as_list", is_flag=True, help="List the probe ids with category and the first words of the "
                                                        "question instead of showing one probe.")
 @click.option("--json", "as_json", is_flag=True, help="Print the view (or the list) as JSON.")
-@click.option("--sample", type=click.IntRange(min=1), default=None,
-              help="Show N probes drawn at random (with --seed) instead of one: a reading sample for review.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample's draw.")
+@click.option("--sample", type=Bounded(int, 1, 1_000_000), default=None,
+              help="Show N probes drawn at random (with --seed) instead of one: a reading sample for review "
+                   "(N above the dataset's probes shows them all).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of --sample's draw.")
 def show(dataset: Path, probe_id: str | None, as_list: bool, as_json: bool, sample: int | None, seed: int) -> None:
     """Show probe PROBE_ID of DATASET as an evaluator reads it (hidden store).
 

@@ -288,6 +288,9 @@ def score_file(results: Path, scenarios: Path | None = None) -> ResScore:
             ``self_ideal`` and ``control_ideal``; ``None`` uses the packaged scenarios.
     """
     numbered = read_results(results)
+    if not numbered:
+        raise InputError(f"{results}: holds no result rows (the file is empty or blank); score the results.jsonl "
+                         "of a finished `sitbench res run`, or run one first")
     keys = load_scoring_keys(scenarios)
     return score_results(
         [row for _, row in numbered],

@@ -14,7 +14,7 @@ import itertools
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from sitbench.agents import (
     StatePolicy,
     TokenUsage,
     check_agent,
+    exit_text,
     make_agent,
 )
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message, ResponseCache
@@ -92,6 +93,27 @@ class _Drop(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason[:300]
+
+
+class _AgentInterrupt(Exception):
+    """A KeyboardInterrupt raised inside an agent call, carried out of the event loop as an ordinary
+    exception (so every trial's coroutine ends cleanly) and raised again as KeyboardInterrupt by
+    :func:`run_agent`."""
+
+
+async def _exits_as_drops(awaitable: Awaitable[Any], what: str) -> Any:
+    """``await awaitable``, a SystemExit of the agent's coroutine made a :class:`_Drop` inside the task.
+
+    Caught here, in the coroutine the task runs, neither it nor a KeyboardInterrupt reaches the event
+    loop (which would stop at once and leave every other trial's coroutine un-awaited, one "Exception
+    ignored" report each).
+    """
+    try:
+        return await awaitable
+    except SystemExit as exc:
+        raise _Drop(f"{AgentFailure.ERROR.value}: {what}: agent {exit_text(exc)}") from None
+    except KeyboardInterrupt:
+        raise _AgentInterrupt(what) from None
 
 
 def _validated(value: Any, model: type[BaseModel], what: str, text_ok: bool = False) -> Any:
@@ -198,12 +220,24 @@ class AgentRunner(Runner):
             extra=existing.extra if existing else {}, max_response_chars=self.options.max_response_chars)
 
     async def _call(self, what: str, call: Callable[[], Any]) -> Any:
-        """One agent call under the timeout; every failure becomes a :class:`_Drop` naming it."""
+        """One agent call under the timeout; every failure becomes a :class:`_Drop` naming it.
+
+        An agent that calls ``sys.exit`` (SystemExit) drops its trial with the reason: the agent's exit is
+        never the harness's exit code. KeyboardInterrupt is let through: Python raises it wherever the main
+        thread is when the user presses Ctrl-C, often inside the agent's code, and it must stop the run
+        (the finished trials are kept; ``--resume`` continues).
+        """
         try:
             result = call()
             if inspect.isawaitable(result):
-                result = await asyncio.wait_for(result, self.timeout_s)
+                result = await asyncio.wait_for(_exits_as_drops(result, what), self.timeout_s)
             return result
+        except SystemExit as exc:
+            raise _Drop(f"{AgentFailure.ERROR.value}: {what}: agent {exit_text(exc)}") from None
+        except KeyboardInterrupt:
+            raise _AgentInterrupt(what) from None
+        except _AgentInterrupt:
+            raise
         except TimeoutError:
             raise _Drop(f"{AgentFailure.TIMEOUT.value}: {what} ran past {self.timeout_s:g}s") from None
         except AgentOutputError as exc:
@@ -270,7 +304,7 @@ class AgentRunner(Runner):
             result = close()
             if inspect.isawaitable(result):
                 await asyncio.wait_for(result, self.timeout_s)
-        except Exception:  # noqa: BLE001 - releasing a state is best effort; the trial's record is already made
+        except (Exception, SystemExit):  # noqa: BLE001 - releasing a state is best effort; the record is made
             pass
 
     def _cache_keys(self, payload_json: str, query: Query) -> list[str]:
@@ -425,7 +459,12 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     runner = AgentRunner(dataset, loaded, out, run_options, policy, limit, on_trial=on_trial)
     if on_start:
         on_start(runner)
-    return asyncio.run(runner.run(resume=resume))
+    try:
+        return asyncio.run(runner.run(resume=resume))
+    except _AgentInterrupt:
+        # The run stops as on Ctrl-C (which it may have been: Python raises KeyboardInterrupt wherever the
+        # main thread is); the finished trials are kept and --resume continues.
+        raise KeyboardInterrupt from None
 
 
 

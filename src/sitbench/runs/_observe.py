@@ -75,6 +75,8 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
     records = []
     trials = store.trials()
+    if not trials:
+        raise store.no_trials()
     if store.torn_bytes:
         raise InputError(f"{store.responses_path}: ends with a torn line ({store.torn_bytes} bytes after the last "
                          "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "

@@ -134,7 +134,7 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         not read are ``unscored`` in OUT's scores and counted in :attr:`RescoreReport.unscored`.
 
     Raises:
-        InputError: RUN is not a run, OUT already holds files (that are not a rescore of RUN, with
+        InputError: RUN is not a run or holds no complete trial, OUT already holds files (that are not a rescore of RUN, with
             ``resume``), or the dataset is missing or is not the one the run used.
     """
     from sitbench.verify import get_extractor, verifier_label
@@ -142,6 +142,7 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
     extractor = get_extractor(extractor_spec)
     source = RunStore(run).require()
     manifest = source.manifest()
+    source.trial_lines()  # a run without one complete trial has nothing to rescore
     _check_out(run, out, manifest, resume)
     data_dir = run_dataset_dir(run, manifest, dataset)
     ds = load_dataset(data_dir)

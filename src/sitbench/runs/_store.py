@@ -254,8 +254,27 @@ class RunStore:
 
         The entries :meth:`iter_trials` reads, in the same order, for a reader that reads them itself
         (:meth:`read_trials`), a slice at a time. Sets :attr:`torn_bytes` and :attr:`superseded`.
+
+        Raises:
+            InputError: the run holds no trial (responses.jsonl missing, empty, blank or one torn line):
+                there is nothing to score, and scoring nothing is not a result.
         """
-        return self._trial_index(False)
+        lines = self._trial_index(False)
+        if not lines:
+            raise self.no_trials()
+        return lines
+
+    def no_trials(self) -> InputError:
+        """The error of a reader given a run without one complete trial, naming the file and the fix."""
+        path = self.responses_path
+        if not path.exists():
+            what = "file not found"
+        elif self.torn_bytes:
+            what = f"holds no complete trial (only a torn line of {self.torn_bytes} bytes: its writer was killed)"
+        else:
+            what = "holds no trials (the file is empty)"
+        return InputError(f"{path}: {what}; run the trials first with `sitbench run DATASET --out {self.root} "
+                          "--resume` (same --model/--agent and --config as the run)")
 
     def read_trials(self, lines: list[tuple[int, int, int]]) -> Iterator[TrialRecord]:
         """The trial records at ``lines`` (entries of :meth:`trial_lines`), in their order.
@@ -412,6 +431,7 @@ class RunStore:
         path = self.scores_path
         name = str(path)
         first_line: dict[tuple[str, str], int] = {}
+        records = 0
         with path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 if not raw.strip():
@@ -427,7 +447,12 @@ class RunStore:
                     if problem:
                         raise InputError(f"{path} line {number}: {problem}")
                     first_line[key] = number
+                records += 1
                 yield record
+        if not records:
+            # Scoring writes one line per trial, dropped ones included: an empty file is never a scored run.
+            raise InputError(f"{path}: holds no score records (the file is empty or blank); score the run again "
+                             f"with `sitbench score {self.root}`")
 
     def scores(self) -> list[ScoreRecord]:
         """Every score record in a list (for small runs and tests); see :meth:`iter_scores`."""

@@ -61,19 +61,21 @@ def run_workers(requested: int | None, trials: int, cpu_bound: bool) -> int:
         cpu_bound: Whether their work is CPU work in this process.
 
     Returns:
-        At least 1; 1 where processes cannot be forked (the workers inherit the loaded dataset).
+        At least 1 and never more than ``trials`` (a worker without a trial is not forked); 1 where
+        processes cannot be forked (the workers inherit the loaded dataset).
 
     Raises:
-        InputError: ``requested`` is below 1.
+        InputError: ``requested`` is below 1, or above :func:`sitbench._options.max_workers` (4 × the
+            CPU count, never above 64).
     """
-    from sitbench.errors import InputError
+    from sitbench._options import check_workers
 
-    if requested is not None and requested < 1:
-        raise InputError(f"--workers {requested}: must be at least 1 (1 works in this process)")
+    if requested is not None:
+        check_workers(requested)
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     if requested is not None:
-        return requested
+        return max(1, min(requested, trials))
     if not cpu_bound or trials < PARALLEL_MIN_TRIALS:
         return 1
     return max(1, min(os.cpu_count() or 1, 8))

@@ -15,3 +15,11 @@ class SitbenchError(Exception):
 
 class InputError(SitbenchError):
     """Malformed, missing or inconsistent input (files, fields, options)."""
+
+
+class OutputError(SitbenchError):
+    """An output that cannot be written: a read-only folder, a full disk, a full standard output.
+
+    The message names the file (or ``standard output``) and the cause, e.g. ``report.html: cannot be
+    written: No space left on device (ENOSPC); free space or choose another --out``.
+    """

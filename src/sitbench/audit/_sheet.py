@@ -435,8 +435,9 @@ def write_sheets(sample: AuditSample, out: Path, annotators: list[str]) -> list[
 
     Raises:
         InputError: an annotator name that cannot be a file name, or a name given twice.
+        OutputError: a page cannot be written (a read-only folder, a full disk), naming it and the cause.
     """
-    from sitbench.stores import write_text_atomic
+    from sitbench.stores import make_dirs, write_text_atomic
 
     if len(set(annotators)) != len(annotators):
         raise InputError(f"--annotator: a name is given twice ({', '.join(annotators)})")
@@ -444,7 +445,7 @@ def write_sheets(sample: AuditSample, out: Path, annotators: list[str]) -> list[
         if not _NAME.match(name) or name == "reference":
             raise InputError(f"--annotator {name!r}: use letters, digits, '.', '_' or '-' (at most 80), not "
                              "'reference' (the adjudicated reading's name)")
-    out.mkdir(parents=True, exist_ok=True)
+    make_dirs(out)
     paths = []
     for name in annotators:
         path = out / f"{name}.html"

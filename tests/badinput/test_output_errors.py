@@ -332,3 +332,20 @@ def test_a_disk_that_fills_while_the_page_is_written_leaves_the_old_page(ws: Wor
     _one_line(outcome, str(page), "File too large (EFBIG)")
     assert _tree(out) == before
     _no_temporary_files(out)
+
+
+# ---------------------------------------------------------------- the response cache
+
+
+def test_a_response_cache_that_cannot_be_written(tmp_path: Path) -> None:
+    """SQLite's "attempt to write a readonly database" (or "database or disk is full") names the cache."""
+    from sitbench.candidates import CandidateResponse, ResponseCache
+    from sitbench.errors import OutputError
+
+    path = tmp_path / "c.sqlite"
+    with ResponseCache(path) as cache:
+        cache._db.execute("PRAGMA query_only=ON")  # what a read-only file or a full disk answers
+        with pytest.raises(OutputError) as raised:
+            cache.put("k", CandidateResponse(text="x", status="ok", model_sent="m"))
+    assert str(raised.value).startswith(f"{path}: the response cache cannot be written (")
+    assert "--no-cache" in str(raised.value)

@@ -314,6 +314,22 @@ def test_a_full_standard_output(ws: Workspace, tmp_path: Path, argv: list[str]) 
     assert "Exception ignored" not in outcome.err and line.count("error:") == 1
 
 
+def test_a_closed_pipe_ends_quietly(ws: Workspace, tmp_path: Path) -> None:
+    """``sitbench judge --batch ... | head -c 10``: the reader has gone, which is no error (click's own rule):
+    exit code 1, nothing on stderr ("Exception ignored ... BrokenPipeError" included)."""
+    batch = ws.file("many.jsonl", "".join(json.dumps({"probe": "PR-01", "response": "I was in Seattle."}) + "\n"
+                                         for _ in range(3000)))
+    env = {**os.environ, "SITBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    process = subprocess.Popen([sys.executable, "-m", "sitbench", "judge", str(ws.dataset()), "--batch", str(batch)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(10)
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=300) == 1
+    assert err == ""
+
+
 def _file_size_limit(limit: int) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # Python ignores SIGXFSZ: writes fail EFBIG

@@ -117,16 +117,10 @@ def _click_message(exc: click.ClickException) -> str:
     return message
 
 
-# What a write to a full, closed or failing standard output raises (the OSError names no file).
-_STDOUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
-
-
-def _flush_stdout() -> None:
-    """Flush standard output now, so that a full one is reported here rather than at exit."""
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        raise _stdout_error(exc) from None
+# What a write to a full or failing standard output raises (the OSError names no file). A closed pipe
+# (EPIPE: `sitbench ... | head`) is not an error: click ends such a command quietly with code 1, and so
+# does main() when the last flush finds it.
+_STDOUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def _stdout_error(exc: OSError) -> SitbenchError:
@@ -172,8 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         try:
             result = cli.main(args=args, prog_name="sitbench", standalone_mode=False)
-            _flush_stdout()
+            sys.stdout.flush()  # a full standard output is reported here, not as noise at exit
         except OSError as exc:
+            if exc.errno == errno.EPIPE and exc.filename is None:
+                _silence_stdout()
+                return 1
             error = _os_error(exc)
             if error is None:
                 raise

@@ -17,6 +17,14 @@ class InputError(SitbenchError):
     """Malformed, missing or inconsistent input (files, fields, options)."""
 
 
+class OutputError(SitbenchError):
+    """An output that cannot be written: a read-only folder, a full disk, a full standard output.
+
+    The message names the file (or ``standard output``) and the cause, e.g. ``report.html: cannot be
+    written: No space left on device (ENOSPC); free space or choose another --out``.
+    """
+
+
 EXIT_INCOMPLETE = 4
 """Exit code of a command that finished its work but left trials it could not score (the verifier could not
 read them, or the run stored only a torn line for them): what it wrote is kept, and the same command (or

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sitbench.errors import OutputError
 from sitbench.runs import RunStore, TrialRecord, _group_commit
 from sitbench.runs._group_commit import GroupCommitWriter
 
@@ -125,6 +126,7 @@ def test_appends_wait_for_room_when_the_disk_is_slow(tmp_path: Path, monkeypatch
 
 
 def test_a_failed_write_fails_its_trials_and_every_later_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each waiting append gets one OutputError naming the file, the cause and --resume (not a bare OSError)."""
     path = tmp_path / "responses.jsonl"
 
     def full(fd: int, data: bytes) -> None:
@@ -135,10 +137,12 @@ def test_a_failed_write_fails_its_trials_and_every_later_one(tmp_path: Path, mon
     async def main() -> list[BaseException | None]:
         async with GroupCommitWriter(path) as writer:
             results = await asyncio.gather(*(writer.append(_trial(n)) for n in range(3)), return_exceptions=True)
-            with pytest.raises(OSError, match="No space"):
+            with pytest.raises(OutputError, match="No space"):
                 await writer.append(_trial(9))
         return list(results)
 
     results = asyncio.run(main())
-    assert all(isinstance(r, OSError) and r.errno == errno.ENOSPC for r in results)
+    assert all(isinstance(r, OutputError) for r in results)
+    assert all(str(r).startswith(f"{path}: cannot be written: No space left on device (ENOSPC); free space, then ")
+               and "--resume" in str(r) for r in results)
     assert path.read_bytes() == b""

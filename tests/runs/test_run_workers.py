@@ -17,6 +17,7 @@ import pytest
 from sitbench.candidates import CandidateRequest, CandidateResponse
 from sitbench.candidates.mock import OracleCandidate
 from sitbench.cli import main
+from sitbench.errors import OutputError
 from sitbench.lineage import IsolationAudit, IsolationError
 from sitbench.runs import PARALLEL_MIN_TRIALS, Runner, RunOptions, run_workers
 
@@ -120,7 +121,7 @@ def test_a_failed_write_stops_a_forked_run_with_its_error(pilot: Path, tmp_path:
     monkeypatch.setattr(_group_commit, "_write_all", full_disk)  # this process writes the workers' lines
     run = tmp_path / "run"
     options = RunOptions(configs=list("ABCDEFGHI"), workers=2, max_connections=2)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(OutputError, match=r"responses.jsonl: cannot be written: No space left on device \(ENOSPC\)"):
         asyncio.run(Runner(pilot, OracleCandidate(), "mock/oracle", run, options).run())
     stored = [json.loads(line)["trial_id"] for line in (run / "responses.jsonl").read_text().splitlines()]
     assert 0 < len(stored) == len(set(stored)) < ALL

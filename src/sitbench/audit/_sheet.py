@@ -431,8 +431,9 @@ def write_sheets(sample: AuditSample, out: Path, annotators: list[str]) -> list[
 
     Raises:
         InputError: an annotator name that cannot be a file name, or a name given twice.
+        OutputError: a page cannot be written (a read-only folder, a full disk), naming it and the cause.
     """
-    from sitbench.stores import check_name, child_path, write_text_atomic
+    from sitbench.stores import check_name, child_path, make_dirs, write_text_atomic
 
     if len(set(annotators)) != len(annotators):
         raise InputError(f"--annotator: a name is given twice ({', '.join(annotators)})")
@@ -442,7 +443,7 @@ def write_sheets(sample: AuditSample, out: Path, annotators: list[str]) -> list[
             raise InputError(f"--annotator {name!r}: at most 80 characters, and not 'reference' (the adjudicated "
                              "reading's name)")
     paths = [child_path(out, name, f"--out {out}: annotator {name!r}", ".html") for name in annotators]
-    out.mkdir(parents=True, exist_ok=True)
+    make_dirs(out)
     for name, path in zip(annotators, paths, strict=True):
         write_text_atomic(path, render_sheet(sample, name))
     return paths

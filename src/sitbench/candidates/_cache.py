@@ -40,7 +40,7 @@ from sitbench.candidates._protocol import (
     DecodingConfig,
     Message,
 )
-from sitbench.errors import InputError
+from sitbench.errors import InputError, OutputError
 
 CACHE_FILE = "responses.sqlite"
 """File name of the response cache inside :func:`default_cache_dir`."""
@@ -169,15 +169,24 @@ class ResponseCache:
             update={"cached": True, "retries": 0, "latency_s": 0.0})
 
     def put(self, key: str, response: CandidateResponse) -> bool:
-        """Store a completed response; drops are refused. Returns whether a row was added."""
+        """Store a completed response; drops are refused. Returns whether a row was added.
+
+        Raises:
+            OutputError: the cache cannot be written (a full disk, a read-only file), naming it.
+        """
         if response.status != "ok" or response.text is None:
             return False
         stored = response.model_copy(update={"cached": False}).model_dump_json()
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        with self._lock:
-            cursor = self._db.execute(
-                "INSERT OR IGNORE INTO responses (key, model, response, created_at) VALUES (?, ?, ?, ?)",
-                (key, response.model_sent, stored, now))
+        try:
+            with self._lock:
+                cursor = self._db.execute(
+                    "INSERT OR IGNORE INTO responses (key, model, response, created_at) VALUES (?, ?, ?, ?)",
+                    (key, response.model_sent, stored, now))
+        except sqlite3.OperationalError as exc:
+            # "database or disk is full", "attempt to write a readonly database", "disk I/O error"
+            raise OutputError(f"{self.path}: the response cache cannot be written ({exc}); free space, give "
+                              "--cache-path a file in a writable folder, or run with --no-cache") from None
         return cursor.rowcount == 1
 
     def stats(self) -> CacheStats:

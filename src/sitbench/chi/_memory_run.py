@@ -85,6 +85,7 @@ from sitbench.chi._uncertainty import (
 )
 from sitbench.errors import InputError
 from sitbench.stats import resample_means
+from sitbench.stores import write_text_atomic
 
 RUN_VERSION = "chi-memory-run-0.1"
 REGISTERED_TESTS = [p.upper() for p in PANELS]
@@ -868,19 +869,23 @@ def memory_section(spec: RunSpec, trajectories: list[dict[str, Any]], report: An
 
 
 def write_run(out: Path, summary: dict[str, Any], probe_lines: list[str]) -> None:
-    """Write the run folder: kit manifest and observations, probes, generator report, report."""
+    """Write the run folder: kit manifest and observations, probes, generator report, report.
+
+    Each file is written through a temporary file and a rename (never torn).
+
+    Raises:
+        OutputError: a file cannot be written (a read-only folder, a full disk), naming it and the cause.
+    """
     from sitbench.chi._memory_report import render_memory_text
     from sitbench.chi._report import render_text
 
-    out.mkdir(parents=True, exist_ok=True)
     manifest_text = json.dumps(summary["manifest"].model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    (out / "manifest.json").write_text(manifest_text, encoding="utf-8")
-    (out / "observations.jsonl").write_text(dump_jsonl(summary["observations"]), encoding="utf-8")
-    (out / "probes.jsonl").write_text("\n".join(probe_lines) + ("\n" if probe_lines else ""), encoding="utf-8")
-    (out / "generator.json").write_text(json.dumps(summary["generator"], indent=2, default=str) + "\n", encoding="utf-8")
-    (out / "report.json").write_text(json.dumps(summary["report"].model_dump(mode="json"), indent=2) + "\n",
-                                     encoding="utf-8")
+    write_text_atomic(out / "manifest.json", manifest_text)
+    write_text_atomic(out / "observations.jsonl", dump_jsonl(summary["observations"]))
+    write_text_atomic(out / "probes.jsonl", "\n".join(probe_lines) + ("\n" if probe_lines else ""))
+    write_text_atomic(out / "generator.json", json.dumps(summary["generator"], indent=2, default=str) + "\n")
+    write_text_atomic(out / "report.json", json.dumps(summary["report"].model_dump(mode="json"), indent=2) + "\n")
     run = {"spec": summary["spec"], "entry": summary["entry"], "memory": summary["memory"], "wall_s": summary["wall_s"]}
-    (out / "memory.json").write_text(json.dumps(run, indent=2, default=str) + "\n", encoding="utf-8")
+    write_text_atomic(out / "memory.json", json.dumps(run, indent=2, default=str) + "\n")
     text = render_memory_text(run) + "\n\n" + render_text(summary["report"]) + "\n"
-    (out / "report.txt").write_text(text, encoding="utf-8")
+    write_text_atomic(out / "report.txt", text)

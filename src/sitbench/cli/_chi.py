@@ -379,10 +379,11 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
     }
     report = build_report(manifest, records, artifact_hashes=hashes)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "manifest.json").write_text(manifest_text, encoding="utf-8")
-        (out / "observations.jsonl").write_text(log_text, encoding="utf-8")
-        (out / "report.json").write_text(json.dumps(report.model_dump(mode="json"), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        from sitbench.stores import write_text_atomic
+
+        write_text_atomic(out / "manifest.json", manifest_text)
+        write_text_atomic(out / "observations.jsonl", log_text)
+        write_text_atomic(out / "report.json", json.dumps(report.model_dump(mode="json"), indent=2, allow_nan=False) + "\n")
     if as_json:
         _emit(report.model_dump(mode="json"))
     else:

@@ -101,17 +101,15 @@ def generate(panel: str, seed: int, grid: str | None, out: Path | None, no_token
         env = gen(p, seed, **({"grid": _grid(grid)} if p == "m8" else {}))
         reports[p] = environment_report(env, counter)
         if out is not None:
+            from sitbench.stores import write_lines, write_text_atomic
+
             d = out / p
-            d.mkdir(parents=True, exist_ok=True)
-            with (d / "items.jsonl").open("w", encoding="utf-8") as fh:
-                for arm in env.arms:
-                    for r in arm.records:
-                        fh.write(json.dumps({"arm": arm.name, **r.to_json()}, ensure_ascii=False) + "\n")
-            with (d / "probes.jsonl").open("w", encoding="utf-8") as fh:
-                for arm in env.arms:
-                    for pr in arm.probes:
-                        fh.write(json.dumps({"arm": arm.name, **pr.to_json()}, ensure_ascii=False, default=str) + "\n")
-            (d / "generator.json").write_text(json.dumps(reports[p], indent=2, default=str) + "\n", encoding="utf-8")
+            write_lines(d / "items.jsonl", (json.dumps({"arm": arm.name, **r.to_json()}, ensure_ascii=False) + "\n"
+                                            for arm in env.arms for r in arm.records))
+            write_lines(d / "probes.jsonl", (json.dumps({"arm": arm.name, **pr.to_json()}, ensure_ascii=False,
+                                                        default=str) + "\n"
+                                             for arm in env.arms for pr in arm.probes))
+            write_text_atomic(d / "generator.json", json.dumps(reports[p], indent=2, default=str) + "\n")
     if as_json:
         click.echo(json.dumps(reports, indent=2, default=str))
         return
@@ -249,9 +247,11 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
             folders.append(folder)
             timing.append((a, cond, time.perf_counter() - t0))
             _say(f"{a} {cond}: {timing[-1][2]:.1f} s")
+    from sitbench.stores import write_text_atomic
+
     runs = [load_run(f) for f in folders]
-    (out / "report.html").write_text(render_html(runs), encoding="utf-8")
-    (out / "report.txt").write_text("\n\n".join(render_memory_text(r) for r in runs) + "\n", encoding="utf-8")
+    write_text_atomic(out / "report.html", render_html(runs))
+    write_text_atomic(out / "report.txt", "\n\n".join(render_memory_text(r) for r in runs) + "\n")
     click.echo(_summary_table(runs))
     click.echo(f"wrote {out}/report.html and report.txt ({sum(t for *_, t in timing):.0f} s)")
 
@@ -297,7 +297,9 @@ def report(runs: tuple[Path, ...], out: Path) -> None:
     loaded = [load_run(p) for p in runs if not (p.is_file() and p.suffix in (".html", ".txt"))]
     if not loaded:
         raise InputError("RUNS: give run folders written by 'sitbench chi memory run --out'")
-    out.write_text(render_html(loaded), encoding="utf-8")
+    from sitbench.stores import write_text_atomic
+
+    write_text_atomic(out, render_html(loaded))
     click.echo(_summary_table(loaded))
     click.echo(f"wrote {out}")
 

@@ -7,15 +7,17 @@ and a heavy optional dependency is imported only by the command that needs it.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
+import os
 import sys
 import traceback
 
 import click
 
 from sitbench._version import __version__
-from sitbench.errors import SitbenchError
+from sitbench.errors import OutputError, SitbenchError
 
 # name -> "module:attribute" of a click command or group.
 _COMMANDS: dict[str, str] = {
@@ -115,12 +117,66 @@ def _click_message(exc: click.ClickException) -> str:
     return message
 
 
+# What a write to a full or failing standard output raises (the OSError names no file). A closed pipe
+# (EPIPE: `sitbench ... | head`) is not an error: click ends such a command quietly with code 1, and so
+# does main() when the last flush finds it.
+_STDOUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _stdout_error(exc: OSError) -> SitbenchError:
+    from sitbench.stores import describe_write_error
+
+    _silence_stdout()
+    return OutputError(describe_write_error("standard output", exc, "redirect it elsewhere"))
+
+
+def _silence_stdout() -> None:
+    """Point the standard output at the null device: what is still buffered would fail again when the
+    interpreter flushes it at exit ("Exception ignored ..." on stderr after the one error line)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (captured in a test): nothing is flushed at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+def _os_error(exc: OSError) -> SitbenchError | None:
+    """The one line for an OSError no command turned into its own message, or None (a bug: traceback).
+
+    A writer names its own file; this is the last resort: the file the error names, or the standard
+    output when a write error names none."""
+    from sitbench.stores import os_error_cause
+
+    if exc.filename is not None:
+        names = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 is not None else "")
+        return OutputError(f"{names}: {os_error_cause(exc)}")
+    if exc.errno in _STDOUT_ERRNOS:
+        return _stdout_error(exc)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sitbench`` script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        result = cli.main(args=args, prog_name="sitbench", standalone_mode=False)
+        try:
+            result = cli.main(args=args, prog_name="sitbench", standalone_mode=False)
+            sys.stdout.flush()  # a full standard output is reported here, not as noise at exit
+        except OSError as exc:
+            if exc.errno == errno.EPIPE and exc.filename is None:
+                _silence_stdout()
+                return 1
+            error = _os_error(exc)
+            if error is None:
+                raise
+            if debug:
+                traceback.print_exc()
+            raise error from None
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:

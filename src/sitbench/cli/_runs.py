@@ -501,10 +501,11 @@ def demo(out_dir: Path | None) -> None:
 
     from sitbench.data import pilot_content, write_dataset
     from sitbench.metrics import compute_metrics, load_scores, render_table
+    from sitbench.stores import make_dirs
 
     started = time.perf_counter()
     root = out_dir or Path(tempfile.mkdtemp(prefix="sitbench-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
+    make_dirs(root)
     dataset = root / "pilot"
     write_dataset(pilot_content(), dataset)
     console = Console(width=max(160, Console().width))

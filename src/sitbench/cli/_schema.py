@@ -34,9 +34,10 @@ def schema(out_dir: Path) -> None:
     from sitbench.schema import EXPORTED_MODELS
 
     exported = EXPORTED_MODELS | RUN_SCHEMAS | AGENT_SCHEMAS | AUDIT_SCHEMAS
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from sitbench.stores import make_dirs, write_text_atomic
+
+    make_dirs(out_dir)
     for name, model in exported.items():
-        path = out_dir / f"{name}.schema.json"
-        path.write_text(json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        write_text_atomic(out_dir / f"{name}.schema.json",
+                          json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n")
     click.echo(f"wrote {len(exported)} schemas to {out_dir}")

@@ -31,10 +31,13 @@ from sitbench.stores import (
     SUBJECTS_DIR,
     VISIBLE_DIR,
     child_path,
+    make_dirs,
+    output_error,
     read_json,
     sha256_file,
     write_json,
     write_jsonl,
+    write_text_atomic,
 )
 
 DATASHEET = "DATASHEET.md"
@@ -96,11 +99,19 @@ def refresh_manifest(root: Path) -> DatasetManifest:
 def write_dataset(content: DatasetContent, root: Path) -> DatasetManifest:
     """Write the three stores and ``manifest.json`` under ``root``; return the manifest.
 
-    Output is byte-identical for identical content: no timestamps, fixed ordering.
+    Output is byte-identical for identical content: no timestamps, fixed ordering. Each file is
+    written through a temporary file and a rename (never torn).
+
+    Raises:
+        OutputError: a file or folder cannot be written (a read-only folder, a full disk), naming it
+            and the cause.
     """
-    root.mkdir(parents=True, exist_ok=True)
+    make_dirs(root)
     for stale in _store_files(root):
-        stale.unlink()
+        try:
+            stale.unlink()
+        except OSError as exc:
+            raise output_error(stale, exc, what="cannot be removed") from None
     for lineage in content.lineages:
         subject = child_path(root / SUBJECTS_DIR, lineage.subject, f"lineage {lineage.lineage_id!r}: subject", ".json")
         own = child_path(root / LINEAGES_DIR, lineage.lineage_id, "lineage_id", ".json")
@@ -115,5 +126,5 @@ def write_dataset(content: DatasetContent, root: Path) -> DatasetManifest:
                                schema_version=SCHEMA_VERSION, counts=compute_counts(content), files=files)
     write_json(root / MANIFEST, manifest)
     if content.datasheet is not None:
-        (root / DATASHEET).write_text(content.datasheet(manifest), encoding="utf-8")
+        write_text_atomic(root / DATASHEET, content.datasheet(manifest))
     return manifest

@@ -10,6 +10,7 @@ from typing import Any
 
 from sitbench._version import __version__
 from sitbench.report._data import LoadedRun, failed_checks
+from sitbench.stores import atomic_writer, write_text_atomic
 
 METRICS_JSON = "metrics.json"
 """File name of the metrics export."""
@@ -69,10 +70,12 @@ def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
 
 
 def write_metrics_json(runs: Sequence[LoadedRun], path: Path) -> Path:
-    """Write :func:`metrics_document` to ``path`` (UTF-8, indented, no NaN)."""
-    path.write_text(
-        json.dumps(metrics_document(runs), indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
-    )
+    """Write :func:`metrics_document` to ``path`` (UTF-8, indented, no NaN), atomically.
+
+    Raises:
+        OutputError: ``path`` cannot be written (naming it and the cause).
+    """
+    write_text_atomic(path, json.dumps(metrics_document(runs), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return path
 
 
@@ -122,8 +125,12 @@ def trial_rows(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
 
 
 def write_trials_csv(runs: Sequence[LoadedRun], path: Path) -> Path:
-    """Write :func:`trial_rows` as CSV (header row, ``\\n`` line ends, UTF-8)."""
-    with path.open("w", encoding="utf-8", newline="") as handle:
+    """Write :func:`trial_rows` as CSV (header row, ``\\n`` line ends, UTF-8), atomically.
+
+    Raises:
+        OutputError: ``path`` cannot be written (naming it and the cause).
+    """
+    with atomic_writer(path) as handle:
         writer = csv.DictWriter(handle, fieldnames=TRIAL_COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(iter_trial_rows(runs))  # row by row: a run's trials are never all held

@@ -55,6 +55,7 @@ from sitbench.report._sections import (
 from sitbench.res import ResScore
 from sitbench.schema import CATEGORY_METRICS
 from sitbench.stats import AnalysisReport
+from sitbench.stores import write_text_atomic
 
 DEFAULT_MAX_FAILED = 2000
 """Most failed trials shown in the drill-down; the rest stay in ``trials.csv`` and the run files."""
@@ -454,7 +455,8 @@ def write_report(
 ) -> Path:
     """Write the self-contained HTML report and its exports beside it.
 
-    Writes ``out_html``, plus ``metrics.json`` and ``trials.csv`` in the same folder.
+    Writes ``out_html``, plus ``metrics.json`` and ``trials.csv`` in the same folder, each through a
+    temporary file and a rename: a failed write (a full disk) leaves the previous file whole.
 
     Args:
         run_dirs: scored run directories (each with manifest.json and scores.jsonl;
@@ -472,6 +474,7 @@ def write_report(
 
     Raises:
         InputError: a run directory, manifest, score file or optional input is missing or malformed.
+        OutputError: a file cannot be written (a read-only folder, a full disk), naming it and the cause.
     """
     if max_failed < 0:
         raise InputError(f"max_failed {max_failed}: must be 0 or more")
@@ -483,8 +486,7 @@ def write_report(
     page = render_report(runs, analysis=checked, chi_report=chi, res_summary=res, max_failed=max_failed,
                          out_html=Path(out_html), audit=audit_result)
     out_html = Path(out_html)
-    out_html.parent.mkdir(parents=True, exist_ok=True)
-    out_html.write_text(page, encoding="utf-8")
+    write_text_atomic(out_html, page)
     write_metrics_json(runs, out_html.parent / METRICS_JSON)
     write_trials_csv(runs, out_html.parent / TRIALS_CSV)
     return out_html

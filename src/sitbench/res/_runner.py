@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,6 +40,7 @@ from sitbench.res._prompts import CONDITIONS, Condition, build_messages, build_v
 from sitbench.res._results import ResultRow
 from sitbench.res._scenarios import ResScenario
 from sitbench.res._score import ResScore, score_results
+from sitbench.stores import atomic_writer, make_dirs, write_text_atomic
 
 EXECUTION_SEED = 20260910
 """Preregistered shuffle seed for the execution order."""
@@ -170,11 +171,19 @@ async def _call(candidate: Candidate, request: CandidateRequest) -> tuple[Candid
         return None, f"{type(exc).__name__}: {exc}"
 
 
+class TextSink(Protocol):
+    """Where :func:`run_cells` writes its lines: an open text file, or an atomic writer's handle."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
 async def run_cells(
     plan: Sequence[Cell],
     scenarios: Sequence[ResScenario],
     candidates: dict[str, Candidate],
-    sink: IO[str],
+    sink: TextSink,
     *,
     decoding: DecodingConfig,
     concurrency: int = 4,
@@ -268,7 +277,7 @@ def summarize_rows(rows: Sequence[ResultRow]) -> dict[str, Any]:
 
 
 def _write_json(path: Path, payload: Any) -> None:
-    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    write_text_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
 async def run_battery(
@@ -287,8 +296,10 @@ async def run_battery(
 ) -> ResScore:
     """Run the battery into ``out_dir`` and score it.
 
-    Writes ``results.jsonl`` incrementally, ``manifest.json`` at the start (with
-    ``finished_at`` null) and again at the end, and ``summary.json`` (the score).
+    Writes ``manifest.json`` at the start (with ``finished_at`` null) and again at the end,
+    ``results.jsonl`` (a line per cell as it finishes, into a temporary file beside it that replaces
+    it once every cell is done) and ``summary.json`` (the score). Every file is written through a
+    temporary file and a rename, so none is ever torn.
 
     Args:
         models: Candidate specs, in command-line order.
@@ -304,10 +315,14 @@ async def run_battery(
         response_cache: Serve repeated requests from this cache and store new answers
             there (mocks bypass it); ``None`` runs without one.
         epoch: Repetition index; part of the cache key, so a new epoch samples afresh.
+
+    Raises:
+        OutputError: a file of ``out_dir`` cannot be written (a read-only folder, a full disk),
+            naming it and the cause.
     """
     from sitbench.runs import progress_display
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(out_dir)
     plan = execution_plan(models, scenarios)
     callers, cache_fields = with_cache(candidates, response_cache, epoch)
     providers = {str(p) for p in (candidates[spec].describe().get("provider") for spec in models) if p}
@@ -341,7 +356,7 @@ async def run_battery(
         "cache": cache_fields,
     }
     _write_json(out_dir / MANIFEST_FILE, manifest)
-    with (out_dir / RESULTS_FILE).open("w", encoding="utf-8") as sink:
+    with atomic_writer(out_dir / RESULTS_FILE) as sink:
         if progress is not False:
             with progress_display("RES") as bar:
                 task = bar.add_task("RES cells", total=len(plan))

@@ -8,7 +8,10 @@ from collections import deque
 from pathlib import Path
 from types import TracebackType
 
+from sitbench.errors import OutputError
 from sitbench.runs._records import TrialRecord
+from sitbench.runs._store import RESUME_HINT
+from sitbench.stores import output_error
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -42,7 +45,9 @@ class GroupCommitWriter:
     manifest see every trial.
 
     A failed write (a full disk) fails the :meth:`append` calls of its group and of every later
-    one with the same exception; none of them is done.
+    one with the same exception, an :class:`~sitbench.errors.OutputError` naming the file and the
+    cause (an OSError becomes one); none of them is done, and every trial done before stays in the
+    file for ``--resume``.
     """
 
     def __init__(self, path: Path, *, max_batch_lines: int = 256, max_queued_lines: int = 4096) -> None:
@@ -71,7 +76,10 @@ class GroupCommitWriter:
         self._flusher: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> GroupCommitWriter:
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise self._error(exc) from None
         self._flusher = asyncio.create_task(self._flush_loop())
         return self
 
@@ -83,8 +91,8 @@ class GroupCommitWriter:
         """Queue ``record``'s line and return once it is written and fsynced (the trial is done).
 
         Raises:
-            OSError: the group holding this line (or an earlier one) could not be written (or
-                whatever else the write raised).
+            OutputError: the group holding this line (or an earlier one) could not be written
+                (or whatever else the write raised).
             RuntimeError: the writer is not open.
         """
         # The bytes model_dump_json() would give, encoded, made once (no str in between).
@@ -106,7 +114,7 @@ class GroupCommitWriter:
         written and fsynced (the trial is done), or carries the write's error.
 
         Raises:
-            OSError: an earlier group could not be written.
+            OutputError: an earlier group could not be written.
             RuntimeError: the writer is not open.
         """
         if self._failed is not None:
@@ -117,6 +125,10 @@ class GroupCommitWriter:
         self._queue.append((line, done))
         self._wake.set()
         return done
+
+    def _error(self, exc: OSError) -> OutputError:
+        """The one line for a write of the file that failed: its path, the cause, and --resume."""
+        return output_error(self.path, exc, RESUME_HINT)
 
     async def close(self) -> None:
         """Commit every queued line, stop the flush task and close the file (idempotent)."""
@@ -154,7 +166,7 @@ class GroupCommitWriter:
                 try:
                     await asyncio.to_thread(_write_all, self._fd, b"".join(line for line, _ in batch))
                 except Exception as exc:  # noqa: BLE001 - handed to every waiting append
-                    self._failed = exc
+                    self._failed = self._error(exc) if isinstance(exc, OSError) else exc
                 else:
                     self.groups += 1
                     self.lines += len(batch)

@@ -127,17 +127,16 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
 
     versions = {m.verifier_version for m in manifests}
     scored = all((s.root / SCORES).exists() for s in stores) and len(versions) == 1 and None not in versions
-    out.mkdir(parents=True, exist_ok=True)
     target = RunStore(out)
     from sitbench.stores import write_jsonl
 
-    write_jsonl(target.responses_path, records)
+    write_jsonl(target.responses_path, records, "choose another --out")
     if scored:
         by_id: dict[str, ScoreRecord] = {}
         for store in stores:
             for score in store.scores():
                 by_id.setdefault(score.trial_id, score)
-        target.write_scores([by_id[r.trial_id] for r in records if r.trial_id in by_id])
+        target.write_scores([by_id[r.trial_id] for r in records if r.trial_id in by_id], "choose another --out")
 
     from sitbench.runs._summary import summarize_trials
 
@@ -157,5 +156,5 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
         "seeds": {k: v for m in manifests for k, v in m.seeds.items()},
         "extra": {**first.extra, "merge": report.model_dump(mode="json")},
         **summary,
-    }))
+    }), "choose another --out")
     return report

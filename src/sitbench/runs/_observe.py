@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from sitbench.errors import InputError, ReadingUnavailable
 from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._scoring import check_trials_in_dataset
-from sitbench.runs._store import RunStore
+from sitbench.runs._store import ELSEWHERE_HINT, RunStore
 from sitbench.schema import Observation
 from sitbench.stores import iter_jsonl, load_dataset, write_jsonl
 from sitbench.verify import (
@@ -96,8 +96,7 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
             observation=judged.observation, valid=judged.verdict.valid,
             partner_valid=None if judged.partner is None else judged.partner.valid))
     out = run / OBSERVATIONS_DIR / _file_name(stamp(extractor))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out, records)
+    write_jsonl(out, records, ELSEWHERE_HINT)
     if unread:
         # What was read is kept (and cached): running the same command again reads only the rest.
         raise ReadingUnavailable(f"{out}: {len(unread)} trials not read and left out of this reading ({unread[0]}); "

@@ -19,7 +19,7 @@ from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord
 from sitbench.runs._scoring import iter_score_trials
 from sitbench.runs._store import RESPONSES_FILE, RunStore
-from sitbench.stores import LoadedDataset, load_dataset
+from sitbench.stores import LoadedDataset, load_dataset, make_dirs
 from sitbench.verify import Extractor
 
 
@@ -185,7 +185,7 @@ def _staging(out: Path) -> Iterator[Path]:
 
     A rescore killed before the end leaves a ``.NAME.rescore-*`` folder beside OUT and OUT untouched; the next
     rescore to OUT removes such leftovers first."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(out.parent)
     for stale in out.parent.glob(f".{out.name}.rescore-*"):
         shutil.rmtree(stale, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.rescore-", dir=out.parent))

@@ -34,10 +34,10 @@ from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._group_commit import GroupCommitWriter
 from sitbench.runs._records import RunManifest, TrialRecord
 from sitbench.runs._schedule import cap_trial, opening_utterances, run_trial
-from sitbench.runs._store import RunStore
+from sitbench.runs._store import RESUME_HINT, RunStore
 from sitbench.runs._summary import TrialSummary, summarize_trials
 from sitbench.runs._workers import OnDone, run_forked, run_here, run_workers
-from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, sha256_file
+from sitbench.stores import MANIFEST, LoadedDataset, load_dataset, make_dirs, output_error, sha256_file
 from sitbench.verify import DEFAULT_MAX_RESPONSE_CHARS
 
 
@@ -238,8 +238,13 @@ class Runner:
         responses.jsonl is rewritten atomically in canonical trial order (when
         arrival order differed), so a resumed run ends with the same file as an
         uninterrupted one.
+
+        Raises:
+            OutputError: a file of the run cannot be written (a read-only folder, a full disk), naming
+                it and the cause; every trial done before stays in responses.jsonl, and --resume
+                continues the run once the cause is fixed.
         """
-        self.store.root.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.store.root)
         with _run_lock(self.store.root) as lock:
             self._lock_fd = lock
             return await self._run(resume)
@@ -260,7 +265,7 @@ class Runner:
         stored = [(t.trial_id, t.status) for t in self.store.iter_trials(repair=True)]
         done = {trial_id for trial_id, status in stored if status != "dropped"}
         manifest = self.manifest(started, existing)
-        self.store.write_manifest(manifest)
+        self.store.write_manifest(manifest, RESUME_HINT if existing is not None else "choose another --out")
         todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
                 if f"{c}:{p}" not in done]
         if self.retriever is not None:
@@ -291,14 +296,17 @@ class Runner:
         manifest = manifest.model_copy(update={
             "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             **(summary.fields() if summary is not None else summarize_trials(self.store.iter_trial_tallies()))})
-        self.store.write_manifest(manifest)
+        self.store.write_manifest(manifest, RESUME_HINT)
         return manifest
 
 
 @contextlib.contextmanager
 def _run_lock(root: Path) -> Iterator[int]:
     """Exclusive advisory lock on ``RUN/.lock`` (yields its descriptor); the kernel releases it if the process dies."""
-    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise output_error(root / ".lock", exc) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

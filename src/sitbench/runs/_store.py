@@ -6,6 +6,7 @@ merging and the audit read a run through it, one record at a time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -18,7 +19,16 @@ from pydantic import BaseModel, ConfigDict, create_model
 from sitbench.errors import InputError
 from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord, TrialTally
 from sitbench.schema import Verdict
-from sitbench.stores import HIDDEN_DIR, VISIBLE_DIR, load_model, parse_jsonl_line, write_json, write_jsonl, write_lines
+from sitbench.stores import (
+    HIDDEN_DIR,
+    VISIBLE_DIR,
+    load_model,
+    output_error,
+    parse_jsonl_line,
+    write_json,
+    write_jsonl,
+    write_lines,
+)
 
 MANIFEST_FILE = "manifest.json"
 """A run's manifest (:class:`RunManifest`), inside the run directory."""
@@ -31,6 +41,11 @@ SCORES_FILE = "scores.jsonl"
 MANIFEST = MANIFEST_FILE
 RESPONSES = RESPONSES_FILE
 SCORES = SCORES_FILE
+
+RESUME_HINT = "then continue the run with the same `sitbench run` command and --resume (the trials done are kept)"
+"""What to do when a run's file cannot be written midway (after the fix that :func:`write_hint` names)."""
+ELSEWHERE_HINT = "copy the run folder elsewhere"
+"""Where else a run's scores and manifest can be written when its folder is full or read-only."""
 
 DUPLICATE_HINT = "appears twice; merge shards with `sitbench merge` instead of concatenating score files"
 """How to fix a trial that appears twice among a run's score records."""
@@ -187,9 +202,13 @@ class RunStore:
         """The manifest when the directory has one, else ``None`` (a bare directory of scores)."""
         return self.manifest() if self.manifest_path.is_file() else None
 
-    def write_manifest(self, manifest: RunManifest) -> None:
-        """Replace the manifest atomically."""
-        write_json(self.manifest_path, manifest)
+    def write_manifest(self, manifest: RunManifest, elsewhere: str = ELSEWHERE_HINT) -> None:
+        """Replace the manifest atomically.
+
+        Raises:
+            OutputError: it cannot be written (naming it, the cause and ``elsewhere``, the way out).
+        """
+        write_json(self.manifest_path, manifest, elsewhere)
 
     torn_bytes: int = 0
     """Length of the torn last line the latest :meth:`iter_trials` found (0 when the file ended cleanly)."""
@@ -242,8 +261,11 @@ class RunStore:
                 # dict order: first appearance; value: the last line
                 latest[key] = (number, here, length)
         if self.torn_bytes and repair:
-            with path.open("r+b") as writable:
-                writable.truncate(offset - self.torn_bytes)
+            try:
+                with path.open("r+b") as writable:
+                    writable.truncate(offset - self.torn_bytes)
+            except OSError as exc:
+                raise output_error(path, exc, RESUME_HINT, what="its torn last line cannot be cut off") from None
         self.superseded = lines - len(latest)
         for _ in self._read_trials(replaced):
             pass  # a replaced line is never used, but a damaged one is still reported, as before
@@ -369,6 +391,10 @@ class RunStore:
 
         Returns:
             Whether the file was rewritten.
+
+        Raises:
+            OutputError: the file cannot be rewritten (a full disk): it is left as it was, with every
+                trial, and the message says to continue the run with --resume.
         """
         index = self._trial_index(repair=False)
         ids: list[tuple[int, int, int, int]] = []
@@ -391,19 +417,31 @@ class RunStore:
                 write.flush()
                 os.fsync(write.fileno())
             os.replace(tmp, source)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise output_error(source, exc, RESUME_HINT, what="cannot be rewritten") from None
             raise
         return True
 
     def append_trial(self, record: TrialRecord) -> None:
+        """Append one trial's line to responses.jsonl and sync it.
+
+        Raises:
+            OutputError: the line cannot be written (naming the file and the cause); the trials
+                written before stay, and --resume continues the run.
+        """
         line = (record.model_dump_json() + "\n").encode("utf-8")
-        fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise output_error(self.responses_path, exc, RESUME_HINT) from None
 
     def iter_scores(self, *, summary: bool = False, check: bool = True) -> Iterator[ScoreRecord]:
         """The score records of scores.jsonl in file order, one at a time.
@@ -460,18 +498,25 @@ class RunStore:
             raise InputError(f"{self.scores_path}: missing; score the run first with `sitbench score {self.root}`")
         return list(self.iter_scores(check=False))
 
-    def write_score_lines(self, lines: Iterable[str]) -> int:
+    def write_score_lines(self, lines: Iterable[str], elsewhere: str = ELSEWHERE_HINT) -> int:
         """Write scores.jsonl atomically from score records already serialised, one line each with its newline.
 
         Returns:
             The number of lines written.
-        """
-        return write_lines(self.scores_path, lines)
 
-    def write_scores(self, records: Iterable[ScoreRecord]) -> int:
+        Raises:
+            OutputError: it cannot be written (naming it, the cause and ``elsewhere``, the way out);
+                the previous scores.jsonl, if any, is left whole.
+        """
+        return write_lines(self.scores_path, lines, elsewhere)
+
+    def write_scores(self, records: Iterable[ScoreRecord], elsewhere: str = ELSEWHERE_HINT) -> int:
         """Write scores.jsonl atomically from ``records`` as they come (temporary file, then rename).
 
         Returns:
             The number of records written.
+
+        Raises:
+            OutputError: as :meth:`write_score_lines`.
         """
-        return write_jsonl(self.scores_path, records)
+        return write_jsonl(self.scores_path, records, elsewhere)

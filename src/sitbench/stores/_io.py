@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gc
 import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from sitbench.errors import InputError
+from sitbench.errors import InputError, OutputError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -258,33 +261,187 @@ def dumps(record: BaseModel | Any, *, indent: int | None = None) -> str:
     return json.dumps(data, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (never a torn file)."""
-    _write_atomic(path, (text,))
+def os_error_cause(exc: OSError) -> str:
+    """What the operating system said, with the errno's name: ``No space left on device (ENOSPC)``."""
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    code = errno.errorcode.get(exc.errno) if isinstance(exc.errno, int) else None
+    return f"{cause} ({code})" if code else cause
 
 
-def _write_atomic(path: Path, chunks: Iterable[str]) -> None:
-    """Write the chunks to a temporary file beside ``path``, sync it, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def write_hint(exc: OSError, elsewhere: str = "choose another --out") -> str:
+    """What to do about an output that could not be written, by its cause.
+
+    ``elsewhere`` is the way out: another place (``choose another --out``), offered as the alternative
+    to freeing space or making the folder writable; or, starting with ``then``, what follows the fix
+    (``then continue the run with --resume``)."""
+    prefix = fix = ""
+    if exc.errno in _FULL:
+        fix = "free space"
+    elif exc.errno in _READ_ONLY:
+        fix = "make it writable"
+    elif exc.errno == errno.ENOTDIR:
+        prefix = "a part of the path is a file, not a folder: "
+    elif exc.errno == errno.EISDIR:
+        prefix = "a folder is in the way: "
+    if elsewhere.startswith("then "):
+        return f"{prefix}{fix or 'fix this'}, {elsewhere}"
+    return f"{prefix}{fix + ' or ' if fix else ''}{elsewhere}"
+
+
+def describe_write_error(path: Path | str, exc: OSError, elsewhere: str | None = None, *,
+                         what: str = "cannot be written") -> str:
+    """One line for an output that could not be written: the path, the cause and what to do
+    (:func:`write_hint`, whose way out ``elsewhere`` is, by default to choose another ``--out``)."""
+    advice = write_hint(exc, elsewhere or "choose another --out")
+    return f"{path}: {what}: {os_error_cause(exc)}; {advice}"
+
+
+def output_error(path: Path | str, exc: OSError, elsewhere: str | None = None, *,
+                 what: str = "cannot be written") -> OutputError:
+    """:class:`OutputError` of :func:`describe_write_error`, to ``raise ... from None``."""
+    return OutputError(describe_write_error(path, exc, elsewhere, what=what))
+
+
+def make_dirs(path: Path, elsewhere: str | None = None) -> Path:
+    """Create folder ``path`` and its parents (as ``mkdir -p``); OutputError naming it when that fails
+    (``elsewhere`` as in :func:`describe_write_error`)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:
+        raise OutputError(f"{path}: cannot be created as a folder: a file of that name exists; "
+                          f"{elsewhere or 'choose another --out'}") from exc
+    except OSError as exc:
+        raise output_error(path, exc, elsewhere, what="folder cannot be created") from None
+    return path
+
+
+_UMASK: int | None = None
+
+
+def _new_file_mode() -> int:
+    # What open() would give a new file (0o666 less the umask); mkstemp makes its file 0o600.
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return 0o666 & ~_UMASK
+
+
+class AtomicFile:
+    """The text handle :func:`atomic_writer` yields: writes go to a temporary file beside the target.
+
+    ``write``, ``writelines`` and ``flush`` turn an OSError (a full disk) into an OutputError naming the
+    target, so an error raised while the content is produced is never mistaken for one of the output."""
+
+    def __init__(self, path: Path, handle: IO[str], elsewhere: str | None) -> None:
+        self.path = path
+        self._handle = handle
+        self._elsewhere = elsewhere
+
+    def write(self, text: str) -> int:
+        try:
+            return self._handle.write(text)
+        except OSError as exc:
+            raise output_error(self.path, exc, self._elsewhere) from None
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._handle.flush()
+        except OSError as exc:
+            raise output_error(self.path, exc, self._elsewhere) from None
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, elsewhere: str | None = None) -> Iterator[AtomicFile]:
+    """A text file (UTF-8) written to a temporary file beside ``path`` and renamed over it when the block ends.
+
+    The temporary file is synced before the rename, so ``path`` is the old file or the whole new one,
+    never a torn one; when the block raises (or the write fails) the temporary file is removed and
+    ``path`` is left as it was. A new file gets the mode ``open()`` would give it; a replaced one keeps
+    its mode.
+
+    Raises:
+        OutputError: the folder cannot be created, or the file cannot be written or renamed (a
+            read-only folder, a full disk); the message names ``path``, the cause and what to do
+            (``elsewhere``: the way out, see :func:`write_hint`).
+    """
+    path = Path(path)
+    tmp, handle = _open_temp(path, elsewhere)
+    try:
+        yield AtomicFile(path, handle, elsewhere)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        _discard(tmp, handle)
+        raise  # an error of the block (or an OutputError of its writes) as it is
+    try:
+        handle.flush()
+        os.fsync(handle.fileno())
+        handle.close()
+        os.replace(tmp, path)
+    except BaseException as exc:
+        _discard(tmp, handle)
+        if isinstance(exc, OSError):
+            raise output_error(path, exc, elsewhere) from None
         raise
 
 
-def write_json(path: Path, record: BaseModel | Any) -> None:
-    """Write one pretty-printed JSON document atomically."""
-    write_text_atomic(path, dumps(record, indent=1) + "\n")
+def _open_temp(path: Path, elsewhere: str | None) -> tuple[str, IO[str]]:
+    """A new temporary text file beside ``path`` (its folder created), with the mode ``path`` should get."""
+    make_dirs(path.parent, elsewhere)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise output_error(path, exc, elsewhere) from None
+    try:
+        os.fchmod(fd, stat.S_IMODE(path.stat().st_mode) if path.is_file() else _new_file_mode())
+        return tmp, os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+    except BaseException as exc:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise output_error(path, exc, elsewhere) from None
+        raise
 
 
-def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> int:
+def _discard(tmp: str, handle: IO[str]) -> None:
+    """Close and remove a temporary file that will not replace its target (errors ignored: a full
+    disk fails the close's flush again, and the file is dropped anyway)."""
+    with contextlib.suppress(OSError):
+        handle.close()
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def write_text_atomic(path: Path, text: str, elsewhere: str | None = None) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename (never a torn file).
+
+    Raises:
+        OutputError: ``path`` cannot be written (see :func:`atomic_writer`).
+    """
+    _write_atomic(path, (text,), elsewhere)
+
+
+def _write_atomic(path: Path, chunks: Iterable[str], elsewhere: str | None = None) -> None:
+    """Write the chunks to a temporary file beside ``path``, sync it, then rename it over ``path``."""
+    with atomic_writer(path, elsewhere) as handle:
+        for chunk in chunks:
+            handle.write(chunk)
+
+
+def write_json(path: Path, record: BaseModel | Any, elsewhere: str | None = None) -> None:
+    """Write one pretty-printed JSON document atomically (OutputError naming ``path`` when it cannot be)."""
+    write_text_atomic(path, dumps(record, indent=1) + "\n", elsewhere)
+
+
+def write_jsonl(path: Path, records: Iterable[BaseModel | Any], elsewhere: str | None = None) -> int:
     """Write a JSONL file atomically, one compact record per line, as the records come.
 
     The lines go to a temporary file beside ``path`` that replaces it once complete (never a torn
@@ -293,10 +450,10 @@ def write_jsonl(path: Path, records: Iterable[BaseModel | Any]) -> int:
     Returns:
         The number of records written.
     """
-    return write_lines(path, (dumps(record) + "\n" for record in records))
+    return write_lines(path, (dumps(record) + "\n" for record in records), elsewhere)
 
 
-def write_lines(path: Path, lines: Iterable[str]) -> int:
+def write_lines(path: Path, lines: Iterable[str], elsewhere: str | None = None) -> int:
     """Write text lines (each ending in a newline) to ``path`` atomically, as they come.
 
     Returns:
@@ -310,7 +467,7 @@ def write_lines(path: Path, lines: Iterable[str]) -> int:
             yield line
             count += 1
 
-    _write_atomic(path, counted())
+    _write_atomic(path, counted(), elsewhere)
     return count
 
 

@@ -31,7 +31,7 @@ from sitbench.runs import (
     trial_ids,
     verify_run_dataset,
 )
-from sitbench.stores import load_dataset, write_jsonl
+from sitbench.stores import load_dataset, make_dirs, write_jsonl
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ def import_inspect_log(log_path: Path, dataset: Path, out: Path, epoch: int = 1)
                            "extractor": meta.get("extractor"), "sitbench_task_version": meta.get("task_version")}},
         **summarize_trials(trials),
     )
-    out.mkdir(parents=True, exist_ok=True)
+    make_dirs(out)
     write_jsonl(store.responses_path, trials)
     store.write_manifest(manifest)
     completed = sum(t.status == "completed" for t in trials)

@@ -22,7 +22,15 @@ from sitbench.cli import main
 from sitbench.errors import EXIT_INCOMPLETE, ReadingUnavailable
 from sitbench.metrics import run_metrics
 from sitbench.runs import RunStore
-from sitbench.verify import EXTRACTORS, Extractor, Judge, RuleExtractor, extractor_names, load_judge
+from sitbench.verify import (
+    EXTRACTORS,
+    Extractor,
+    Judge,
+    RuleExtractor,
+    close_extractor,
+    extractor_names,
+    load_judge,
+)
 
 _READING = {"acts": ["ABSTAIN"], "claims": [], "unmapped": [], "uncertainty": "not_knowing", "withheld": False,
             "engaged": True}
@@ -287,6 +295,9 @@ def test_every_extractor_that_cannot_read_leaves_the_trial_unscored(
         for text in ["", "\x00" * 50, "é" * 5000, "I " * 20000, "\ud800 broken"]:
             judge.judge("PR-01", text)
         return
-    records = score_trials(ds, trials, extractor)
+    try:
+        records = score_trials(ds, trials, extractor)
+    finally:
+        close_extractor(extractor)
     assert {r.status for r in records} == {"unscored"} and all(r.verdict is None for r in records)
     assert all((r.unscored_reason or "").startswith("extractor unavailable") for r in records)

@@ -94,7 +94,7 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     verifier could not read, or that the run holds only a torn record of, is written ``unscored``."""
     from sitbench.runs import RunStore, ScoreTally, iter_score_lines, run_dataset_dir, verify_run_dataset
     from sitbench.stores import load_dataset
-    from sitbench.verify import get_extractor, verifier_label
+    from sitbench.verify import close_extractor, get_extractor, verifier_label
 
     extractor = get_extractor(extractor_spec)
 
@@ -110,8 +110,11 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     gc.freeze()
     verify_run_dataset(ds, manifest.dataset, run)
     tally = ScoreTally()
-    # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
-    store.write_score_lines(tally.watch(iter_score_lines(ds, store, extractor, workers)))
+    try:
+        # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
+        store.write_score_lines(tally.watch(iter_score_lines(ds, store, extractor, workers)))
+    finally:
+        close_extractor(extractor)
     tally.torn_bytes = store.torn_bytes
     store.write_manifest(manifest.model_copy(update={"verifier_version": verifier_label(extractor)}))
     return tally

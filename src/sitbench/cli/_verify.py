@@ -107,8 +107,14 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
     Examples:
       sitbench extract data/pilot --probe PR-22 --response "You keep saying I grew up in Paris, but I didn't." --json
     """
+    from sitbench.verify import close_extractor
+
     probe_id, text = _single(probe_id, response)
-    observation = _load(dataset, extractor_spec).extract(probe_id, text)
+    loaded = _load(dataset, extractor_spec)
+    try:
+        observation = loaded.extract(probe_id, text)
+    finally:
+        close_extractor(loaded.extractor)
     if as_json:
         click.echo(observation.model_dump_json(indent=2))
         return
@@ -169,7 +175,17 @@ def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bo
       sitbench judge data/pilot --probe PR-01 --response "I've never been to Kyoto." --json
       sitbench judge data/pilot --batch answers.jsonl
     """
+    from sitbench.verify import close_extractor
+
     loaded = _load(dataset, extractor_spec)
+    try:
+        _judge_command(loaded, probe_id, response, as_json, batch)
+    finally:
+        close_extractor(loaded.extractor)
+
+
+def _judge_command(loaded: Judge, probe_id: str | None, response: str | None, as_json: bool,
+                   batch: str | None) -> None:
     if batch is not None:
         if probe_id is not None or response is not None:
             raise InputError("--batch: give either --batch or --probe/--response, not both")

@@ -15,15 +15,17 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sitbench.errors import InputError, ReadingUnavailable
+from sitbench.runs._records import TrialRecord
 from sitbench.runs._rescore import run_dataset_dir
 from sitbench.runs._scoring import check_trials_in_dataset
 from sitbench.runs._store import ELSEWHERE_HINT, RunStore
 from sitbench.schema import Observation
-from sitbench.stores import iter_jsonl, load_dataset, write_jsonl
+from sitbench.stores import LoadedDataset, iter_jsonl, load_dataset, write_jsonl
 from sitbench.verify import (
     AgreementReport,
     Judge,
     Reading,
+    close_extractor,
     compare,
     get_extractor,
     stamp,
@@ -73,7 +75,6 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
 
     verify_run_dataset(ds, manifest.dataset, run)
     judge = Judge(ds.hidden, ds.visible.queries, extractor=extractor)
-    records = []
     trials = store.trials()
     if not trials:
         raise store.no_trials()
@@ -82,6 +83,23 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
                          "complete trial: its writer was killed); finish the run with `sitbench run ... --resume` "
                          "before reading it again")
     check_trials_in_dataset(ds, trials)
+    try:
+        records, unread = _read_all(judge, ds, trials)
+    finally:
+        close_extractor(extractor)
+    out = run / OBSERVATIONS_DIR / _file_name(stamp(extractor))
+    write_jsonl(out, records, ELSEWHERE_HINT)
+    if unread:
+        # What was read is kept (and cached): running the same command again reads only the rest.
+        raise ReadingUnavailable(f"{out}: {len(unread)} trials not read and left out of this reading ({unread[0]}); "
+                                 "run the same command again when the extractor answers")
+    return out
+
+
+def _read_all(judge: Judge, ds: LoadedDataset, trials: list[TrialRecord]) -> tuple[list[ObservationRecord],
+                                                                                   list[str]]:
+    """The reading of every completed trial, and why each trial the extractor could not read was not read."""
+    records: list[ObservationRecord] = []
     unread: list[str] = []
     for trial in trials:
         if trial.status != "completed" or trial.response_text is None:
@@ -95,13 +113,7 @@ def observe_run(run: Path, extractor_spec: str, dataset: Path | None = None) -> 
             trial_id=trial.trial_id, category=ds.hidden.probes[trial.probe_id].category.value,
             observation=judged.observation, valid=judged.verdict.valid,
             partner_valid=None if judged.partner is None else judged.partner.valid))
-    out = run / OBSERVATIONS_DIR / _file_name(stamp(extractor))
-    write_jsonl(out, records, ELSEWHERE_HINT)
-    if unread:
-        # What was read is kept (and cached): running the same command again reads only the rest.
-        raise ReadingUnavailable(f"{out}: {len(unread)} trials not read and left out of this reading ({unread[0]}); "
-                                 "run the same command again when the extractor answers")
-    return out
+    return records, unread
 
 
 def readings_of(run: Path) -> dict[str, dict[str, ObservationRecord]]:

@@ -137,7 +137,7 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
         InputError: RUN is not a run or holds no complete trial, OUT already holds files (that are not a rescore of RUN, with
             ``resume``), or the dataset is missing or is not the one the run used.
     """
-    from sitbench.verify import get_extractor, verifier_label
+    from sitbench.verify import close_extractor, get_extractor, verifier_label
 
     extractor = get_extractor(extractor_spec)
     source = RunStore(run).require()
@@ -150,7 +150,10 @@ def rescore_run(run: Path, out: Path, dataset: Path | None = None, extractor_spe
 
     verify_run_dataset(ds, manifest.dataset, run)
     with _staging(out) as staging:
-        report = _rescore_into(source, manifest, ds, extractor, staging)
+        try:
+            report = _rescore_into(source, manifest, ds, extractor, staging)
+        finally:
+            close_extractor(extractor)
         extra = dict(manifest.extra)
         history = list(extra.get("rescore_history", []))
         if "rescore" in extra:

@@ -111,6 +111,16 @@ def get_extractor(spec: str | None = None) -> Extractor:
     return factory(argument or None)
 
 
+def close_extractor(extractor: Extractor) -> None:
+    """Release what an extractor holds, when it holds anything (a model client, its event-loop thread, a cache).
+
+    A command calls it when it is done reading, so no reader thread outlives the command (a process forked
+    later, such as a scoring worker, never inherits one)."""
+    close = getattr(extractor, "close", None)
+    if callable(close):
+        close()
+
+
 def stamp(extractor: Extractor) -> str:
     """``id@version``: what every verdict and score record names as its extractor."""
     return f"{extractor.id}@{extractor.version}"

@@ -8,6 +8,7 @@ from fake_candidate import FakeCandidate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sitbench.errors import ReadingUnavailable
 from sitbench.schema import ConfidenceLevel
 from sitbench.verify import Judge
 from sitbench.verify._llm import LLMExtractor
@@ -53,17 +54,22 @@ _garbage = st.none() | st.text(max_size=200) | _json.map(json.dumps) | _near_val
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=300), st.lists(_garbage, min_size=1, max_size=3))
-def test_llm_extractor_never_raises_on_garbage(judge: Judge, text: str, answers: list[str | None]) -> None:
+def test_llm_extractor_reads_garbage_or_says_it_could_not(judge: Judge, text: str, answers: list[str | None]) -> None:
+    """Whatever the model answers, the extractor returns a valid observation or raises ReadingUnavailable (the
+    trial is then unscored), never anything else: garbage is never read as an empty, failing observation."""
     fake = FakeCandidate(*answers)
     extractor = LLMExtractor("fake/garbage", candidate=fake, cache=False)
     try:
         envelope = judge.envelope(judge.probe("PR-01"))
         observation = extractor.extract(text, envelope, judge.vocabulary(envelope))
+    except ReadingUnavailable as exc:
+        assert str(exc).startswith("extractor unavailable: llm:fake/garbage")
+        assert 1 <= len(fake.requests) <= 3
+        return
     finally:
         extractor.close()
     assert observation.extractor == "llm" and 1 <= len(fake.requests) <= 3
-    if observation.confidence.level is ConfidenceLevel.LOW:
-        assert observation.acts == [] and observation.claims == []
+    assert observation.confidence.level is not ConfidenceLevel.LOW
     for claim in observation.claims:
         assert 0 <= claim.span[0] <= claim.span[1] <= len(text)
     judge.score_observation("PR-01", observation)

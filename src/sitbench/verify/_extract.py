@@ -587,6 +587,20 @@ class Vocabulary:
         self.closed_world = tuple(closed_world)
         self.by_id = {p.prop_id: p for p in self.universe}
         self._order = {p.prop_id: i for i, p in enumerate(self.universe)}
+        self._index_forms()
+        self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
+        self._typos = _typo_index(self.universe)
+        self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
+        self._index_slots()
+        self._index_closed_world()
+        self._stances = _stance_index(self.universe)
+        self._gloss_stems = {p.prop_id: frozenset(_stem(w) for w in _content_words(p.gloss))
+                             for p in self.universe if p.world_fact}
+        self._index_disciplines()
+
+    def _index_forms(self) -> None:
+        """The surface forms: compound forms (``part + part``) by their parts, simple forms as one alternation,
+        and the simple forms by the character they start with."""
         self._forms: list[_Form] = []
         simple: list[tuple[str, Proposition]] = []
         users: dict[str, set[str]] = {}
@@ -629,12 +643,11 @@ class Vocabulary:
         # Where a simple form may start; the exact alternation then runs only at those positions.
         self._starts = re.compile(r"(?<![\w])(?=" + _trie_pattern([f for f, _ in simple]) + ")", _I) \
             if simple else None
-        self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
-        self._typos = _typo_index(self.universe)
-        self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
+
+    def _index_slots(self) -> None:
+        """Indexes of the universe by equivalence class and slot: what a question asks is found by lookup rather
+        than a pass over every proposition per envelope."""
         self._domains_of_slot: dict[str, set[str]] = {}
-        # Indexes of the universe by equivalence class and slot: what a question asks is found by
-        # lookup rather than a pass over every proposition per envelope.
         self._ids_of_class: dict[str, set[str]] = {}
         self._ids_of_slot: dict[str, set[str]] = {}
         self._non_epistemic_ids_of_slot: dict[str, set[str]] = {}
@@ -645,8 +658,10 @@ class Vocabulary:
             self._ids_of_slot.setdefault(prop.slot, set()).add(prop.prop_id)
             if not prop.predicate.is_epistemic:
                 self._non_epistemic_ids_of_slot.setdefault(prop.slot, set()).add(prop.prop_id)
+
+    def _index_closed_world(self) -> None:
+        """One combined cue regex over every closed-world declaration; the group name says which."""
         self_slots = {p.slot for p in self.universe if p.entity == "self"}
-        # One combined cue regex over every closed-world declaration; the group name says which.
         self._cw_decls: list[tuple[ClosedWorldDeclaration, bool, bool]] = []
         cue_alternatives = []
         for decl in self.closed_world:
@@ -658,10 +673,9 @@ class Vocabulary:
         self._cw_cue = re.compile(r"(?<![\w])(?:" + "|".join(cue_alternatives) + r")(?![\w])", _I) \
             if cue_alternatives else None
         self._decl_by_predicate = {decl.predicate: decl for decl in self.closed_world}
-        self._stances = _stance_index(self.universe)
-        self._gloss_stems = {p.prop_id: frozenset(_stem(w) for w in _content_words(p.gloss))
-                             for p in self.universe if p.world_fact}
-        # The discipline a world fact belongs to (its registry domain) names the knowledge of that fact.
+
+    def _index_disciplines(self) -> None:
+        """The discipline a world fact belongs to (its registry domain) names the knowledge of that fact."""
         self._discipline_props: dict[str, list[Proposition]] = {}
         for fact in self.universe:
             if fact.world_fact and fact.equivalence_class:

@@ -61,6 +61,13 @@ The stages, in order:
 13. **Confidence**: every observation lists the signals behind its reading (echo, assistant
     voice, implicit subject, question frame, premise adoption, self-correction, conflicting
     polarity…); LOW when one says the reading may be wrong, MEDIUM when it is indirect.
+
+In the code, :func:`extract` composes named stage functions over one :class:`_Reading` state: ``_mask`` (1);
+for each clause (2), ``_read_clause``: ``_enter_sentence`` and ``_frame`` (4), ``_mentions``,
+``_implied_mentions`` and ``_resolve_references`` (5), ``_record``, ``_replies`` and ``_mood`` (4, 7),
+``_claims`` with ``_in_frame`` and ``_fact_claim`` (6, 12); then ``_engagement``, ``_adopt_premise`` (10),
+``_self_correct`` (8, 11), ``_link_provenance`` (9) and ``_observation`` (7, 13). Given a list as ``trace``,
+each stage appends a one-line summary of what it read (``sitbench extract --trace``).
 """
 
 from __future__ import annotations

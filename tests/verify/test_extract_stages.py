@@ -89,8 +89,7 @@ def test_tracing_changes_no_reading(judge: Judge) -> None:
         raw = json.loads(line)
         envelope = judge.envelope(judge.probe(raw["probe_id"]))
         vocabulary = judge.vocabulary(envelope)
-        stages: list[tuple[str, str]] = []
-        traced = ex.extract(raw["response"], envelope, vocabulary, trace=stages)
+        traced, stages = ex.trace_extract(raw["response"], envelope, vocabulary)
         assert traced == ex.extract(raw["response"], envelope, vocabulary)
         names = [name for name, _ in stages]
         assert set(names) <= set(STAGES) and names[0] == "mask" and names[-1] == "disclosure"
@@ -125,6 +124,5 @@ def test_cli_trace_json_and_other_extractors(pilot_dir: Path) -> None:
 @pytest.mark.parametrize("text", ["", "   ", "?!", "\u200b"])
 def test_trace_of_empty_replies(judge: Judge, text: str) -> None:
     envelope = judge.envelope(judge.probe("PR-01"))
-    stages: list[tuple[str, str]] = []
-    ex.extract(text, envelope, judge.vocabulary(envelope), trace=stages)
+    _, stages = ex.trace_extract(text, envelope, judge.vocabulary(envelope))
     assert [n for n, _ in stages if n != "clause"] == ["mask", *STAGES[2:]]

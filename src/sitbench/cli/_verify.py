@@ -133,11 +133,10 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
 
 def _print_trace(loaded: Judge, probe_id: str, text: str) -> None:
     """Each stage of the rule extractor's reading of ``text``, one line a stage (a line a clause)."""
-    from sitbench.verify import extract as rule_extract
+    from sitbench.verify import trace_extract
 
     envelope = loaded.envelope(loaded.probe(probe_id))
-    stages: list[tuple[str, str]] = []
-    rule_extract(text, envelope, loaded.vocabulary(envelope), trace=stages)
+    _, stages = trace_extract(text, envelope, loaded.vocabulary(envelope))
     click.echo("trace:")
     for name, summary in stages:
         click.echo(f"  {name}: {summary}")

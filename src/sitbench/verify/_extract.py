@@ -66,8 +66,8 @@ In the code, :func:`extract` composes named stage functions over one :class:`_Re
 for each clause (2), ``_read_clause``: ``_enter_sentence`` and ``_frame`` (4), ``_mentions``,
 ``_implied_mentions`` and ``_resolve_references`` (5), ``_record``, ``_replies`` and ``_mood`` (4, 7),
 ``_claims`` with ``_in_frame`` and ``_fact_claim`` (6, 12); then ``_engagement``, ``_adopt_premise`` (10),
-``_self_correct`` (8, 11), ``_link_provenance`` (9) and ``_observation`` (7, 13). Given a list as ``trace``,
-each stage appends a one-line summary of what it read (``sitbench extract --trace``).
+``_self_correct`` (8, 11), ``_link_provenance`` (9) and ``_observation`` (7, 13). :func:`trace_extract` has each
+stage append a one-line summary of what it read (``sitbench extract --trace``); :func:`extract` records nothing.
 """
 
 from __future__ import annotations
@@ -1661,8 +1661,7 @@ def _claims_summary(r: _Reading) -> str:
                      for c in sorted(r.claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))) or "-"
 
 
-def extract(response: str, envelope: Envelope, vocabulary: Vocabulary,
-            trace: list[tuple[str, str]] | None = None) -> Observation:
+def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
     """Γ̂(a) for one response. Pure and deterministic; never raises on any string input.
 
     The whole response is read, in time linear in its length (``benchmarks/extract_scaling.py``): a reading
@@ -1673,9 +1672,20 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary,
         response: The candidate's text.
         envelope: Env(q) of the scored turn.
         vocabulary: X_q and D_CW, compiled (:class:`Vocabulary`).
-        trace: When a list, each stage appends ``(stage name, short summary)`` to it (``sitbench extract
-            --trace``); the reading is the same either way.
     """
+    return _pipeline(response, envelope, vocabulary, None)
+
+
+def trace_extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> tuple[Observation, list[tuple[str, str]]]:
+    """:func:`extract`'s observation and what each stage read, as ``(stage name, one-line summary)`` in order
+    (``sitbench extract --trace``). The observation is the same as :func:`extract`'s."""
+    stages: list[tuple[str, str]] = []
+    return _pipeline(response, envelope, vocabulary, stages), stages
+
+
+def _pipeline(response: str, envelope: Envelope, vocabulary: Vocabulary,
+              trace: list[tuple[str, str]] | None) -> Observation:
+    """The stages in order; with ``trace`` a list, each appends its summary (None: nothing is recorded)."""
     r = _mask(response, envelope, vocabulary, trace)
     for clause in clauses(r.text):
         unmapped_before = len(r.unmapped)

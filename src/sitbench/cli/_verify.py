@@ -13,7 +13,7 @@ from sitbench.errors import InputError
 from sitbench.stores import read_text, reject_unpaired_surrogate
 
 if TYPE_CHECKING:
-    from sitbench.schema import Verdict
+    from sitbench.schema import Observation, Verdict
     from sitbench.verify import Judge, Judgement
 
 _DATASET = click.argument("dataset", type=click.Path(path_type=Path))
@@ -97,7 +97,12 @@ def read_batch(path: str, known_probes: dict[str, Any]) -> list[tuple[str, str]]
 @_RESPONSE
 @_JSON
 @_EXTRACTOR
-def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: bool, extractor_spec: str) -> None:
+@click.option("--trace", is_flag=True,
+              help="After the output, print what each stage of the rule extractor read (masked text, clauses with "
+                   "their frame, mentions and claims, engagement, premise, self-correction, provenance, acts, "
+                   "uncertainty, disclosure). Rule extractor only.")
+def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: bool, extractor_spec: str,
+            trace: bool) -> None:
     """Stage 1: the gold-blind observation Γ̂ = ⟨acts, claims, unmapped, uncertainty, disclosure⟩.
 
     The extractor sees only the response, the query envelope, the extraction universe
@@ -106,9 +111,12 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
     \b
     Examples:
       sitbench extract data/pilot --probe PR-22 --response "You keep saying I grew up in Paris, but I didn't." --json
+      sitbench extract data/pilot --probe PR-22 --response "I grew up in Lyon, not Paris." --trace
     """
     from sitbench.verify import close_extractor
 
+    if trace and extractor_spec != "rules":
+        raise click.UsageError("--trace shows the stages of the rule extractor; use it with --extractor rules")
     probe_id, text = _single(probe_id, response)
     loaded = _load(dataset, extractor_spec)
     try:
@@ -117,7 +125,24 @@ def extract(dataset: Path, probe_id: str | None, response: str | None, as_json: 
         close_extractor(loaded.extractor)
     if as_json:
         click.echo(observation.model_dump_json(indent=2))
-        return
+    else:
+        _print_observation(observation)
+    if trace:
+        _print_trace(loaded, probe_id, text)
+
+
+def _print_trace(loaded: Judge, probe_id: str, text: str) -> None:
+    """Each stage of the rule extractor's reading of ``text``, one line a stage (a line a clause)."""
+    from sitbench.verify import trace_extract
+
+    envelope = loaded.envelope(loaded.probe(probe_id))
+    _, stages = trace_extract(text, envelope, loaded.vocabulary(envelope))
+    click.echo("trace:")
+    for name, summary in stages:
+        click.echo(f"  {name}: {summary}")
+
+
+def _print_observation(observation: Observation) -> None:
     click.echo(f"acts: {', '.join(a.value for a in observation.acts) or '-'}")
     for c in observation.claims:
         click.echo(f"claim: {c.prop_id} {'+' if c.polarity else '-'} ({c.provenance.value})")

@@ -8,7 +8,7 @@ from sitbench.verify._agreement import (
     compare,
     format_figures,
 )
-from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed
+from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed, trace_extract
 from sitbench.verify._extractor import (
     EXTRACTORS,
     Extractor,
@@ -66,5 +66,6 @@ __all__ = [
     "route",
     "score",
     "stamp",
+    "trace_extract",
     "verifier_label",
 ]

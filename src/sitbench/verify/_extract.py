@@ -61,6 +61,13 @@ The stages, in order:
 13. **Confidence**: every observation lists the signals behind its reading (echo, assistant
     voice, implicit subject, question frame, premise adoption, self-correction, conflicting
     polarity…); LOW when one says the reading may be wrong, MEDIUM when it is indirect.
+
+In the code, :func:`extract` composes named stage functions over one :class:`_Reading` state: ``_mask`` (1);
+for each clause (2), ``_read_clause``: ``_enter_sentence`` and ``_frame`` (4), ``_mentions``,
+``_implied_mentions`` and ``_resolve_references`` (5), ``_record``, ``_replies`` and ``_mood`` (4, 7),
+``_claims`` with ``_in_frame`` and ``_fact_claim`` (6, 12); then ``_engagement``, ``_adopt_premise`` (10),
+``_self_correct`` (8, 11), ``_link_provenance`` (9) and ``_observation`` (7, 13). :func:`trace_extract` has each
+stage append a one-line summary of what it read (``sitbench extract --trace``); :func:`extract` records nothing.
 """
 
 from __future__ import annotations
@@ -587,6 +594,20 @@ class Vocabulary:
         self.closed_world = tuple(closed_world)
         self.by_id = {p.prop_id: p for p in self.universe}
         self._order = {p.prop_id: i for i, p in enumerate(self.universe)}
+        self._index_forms()
+        self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
+        self._typos = _typo_index(self.universe)
+        self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
+        self._index_slots()
+        self._index_closed_world()
+        self._stances = _stance_index(self.universe)
+        self._gloss_stems = {p.prop_id: frozenset(_stem(w) for w in _content_words(p.gloss))
+                             for p in self.universe if p.world_fact}
+        self._index_disciplines()
+
+    def _index_forms(self) -> None:
+        """The surface forms: compound forms (``part + part``) by their parts, simple forms as one alternation,
+        and the simple forms by the character they start with."""
         self._forms: list[_Form] = []
         simple: list[tuple[str, Proposition]] = []
         users: dict[str, set[str]] = {}
@@ -629,12 +650,11 @@ class Vocabulary:
         # Where a simple form may start; the exact alternation then runs only at those positions.
         self._starts = re.compile(r"(?<![\w])(?=" + _trie_pattern([f for f, _ in simple]) + ")", _I) \
             if simple else None
-        self._value_words = {p.prop_id: _value_words(p.value) for p in self.universe}
-        self._typos = _typo_index(self.universe)
-        self._envelope_cache: dict[tuple[str, str], _EnvelopeFacts] = {}
+
+    def _index_slots(self) -> None:
+        """Indexes of the universe by equivalence class and slot: what a question asks is found by lookup rather
+        than a pass over every proposition per envelope."""
         self._domains_of_slot: dict[str, set[str]] = {}
-        # Indexes of the universe by equivalence class and slot: what a question asks is found by
-        # lookup rather than a pass over every proposition per envelope.
         self._ids_of_class: dict[str, set[str]] = {}
         self._ids_of_slot: dict[str, set[str]] = {}
         self._non_epistemic_ids_of_slot: dict[str, set[str]] = {}
@@ -645,8 +665,10 @@ class Vocabulary:
             self._ids_of_slot.setdefault(prop.slot, set()).add(prop.prop_id)
             if not prop.predicate.is_epistemic:
                 self._non_epistemic_ids_of_slot.setdefault(prop.slot, set()).add(prop.prop_id)
+
+    def _index_closed_world(self) -> None:
+        """One combined cue regex over every closed-world declaration; the group name says which."""
         self_slots = {p.slot for p in self.universe if p.entity == "self"}
-        # One combined cue regex over every closed-world declaration; the group name says which.
         self._cw_decls: list[tuple[ClosedWorldDeclaration, bool, bool]] = []
         cue_alternatives = []
         for decl in self.closed_world:
@@ -658,10 +680,9 @@ class Vocabulary:
         self._cw_cue = re.compile(r"(?<![\w])(?:" + "|".join(cue_alternatives) + r")(?![\w])", _I) \
             if cue_alternatives else None
         self._decl_by_predicate = {decl.predicate: decl for decl in self.closed_world}
-        self._stances = _stance_index(self.universe)
-        self._gloss_stems = {p.prop_id: frozenset(_stem(w) for w in _content_words(p.gloss))
-                             for p in self.universe if p.world_fact}
-        # The discipline a world fact belongs to (its registry domain) names the knowledge of that fact.
+
+    def _index_disciplines(self) -> None:
+        """The discipline a world fact belongs to (its registry domain) names the knowledge of that fact."""
         self._discipline_props: dict[str, list[Proposition]] = {}
         for fact in self.universe:
             if fact.world_fact and fact.equivalence_class:
@@ -964,18 +985,107 @@ def _fragment_start(body: str) -> int | None:
     return start
 
 
-def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-    """Γ̂(a) for one response. Pure and deterministic; never raises on any string input.
+@dataclass(slots=True)
+class _Reading:
+    """What the stages of :func:`extract` pass along: the masked text, what the clause walk carries from one
+    clause to the next, the clauses read so far, the claims and acts, and the signals."""
 
-    The whole response is read, in time linear in its length (``benchmarks/extract_scaling.py``): a reading
-    is never made of a prefix. Bounding the length is the caller's job (:class:`~sitbench.verify.Judge`
-    judges an answer over its cap invalid without reading it).
+    envelope: Envelope
+    vocabulary: Vocabulary
+    env: _EnvelopeFacts
+    text: str
+    signals: set[str]
+    engaged: bool
+    assistant_voice: bool
+    hedged: bool
+    env_stems: frozenset[str]
+    envelope_places: list[Proposition]
+    place_words: SliceSearch
+    visit_words: SliceSearch
+    living_words: SliceSearch
+    trace: list[tuple[str, str]] | None = None
+    acts: set[Act] = field(default_factory=set)
+    claims: dict[tuple[str, bool], ExtractedClaim] = field(default_factory=dict)
+    unmapped: list[UnmappedAssertion] = field(default_factory=list)
+    unmapped_spans: set[tuple[int, int]] = field(default_factory=set)  # the spans of ``unmapped``: one lookup a clause
+    facts: list[_ClauseFacts] = field(default_factory=list)
+    explicit: set[str] = field(default_factory=set)
+    not_knowing: bool = False
+    withheld: bool = False
+    general_answer: bool = False
+    hearsay: bool = False
+    acquisition_statement: bool = False
+    # The clause walk: the sentence and paragraph the current clause is in, and what earlier clauses set.
+    general_paragraph: bool = False
+    previous_sentence: int = -1
+    sentence_places: bool = False
+    line_end: int = -1  # the end of the line the current sentence starts on
+    label_historical: bool = False
+    last_place: Proposition | None = None
+    # What the latest clause that named something other than a fact or a place named first (kept as the
+    # clauses go, not searched for again in every clause), and its value before the current clause.
+    last_named: Proposition | None = None
+    decided: Proposition | None = None
+    narrated_sentence: int = -1
+    narrated_names: set[str] = field(default_factory=set)
 
-    Args:
-        response: The candidate's text.
-        envelope: Env(q) of the scored turn.
-        vocabulary: X_q and D_CW, compiled (:class:`Vocabulary`).
-    """
+
+@dataclass(slots=True)
+class _Frame:
+    """One clause as the clause stages read it: its words without conditional hedges, who speaks, what it names."""
+
+    clause: Clause
+    body: str
+    span: tuple[int, int]
+    core: str
+    own_first_person: bool
+    first_person: bool
+    sentence_start: bool
+    fragment_at: int | None
+    elaboration: bool
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    mentioned: list[Proposition] = field(default_factory=list)
+    record: _ClauseFacts | None = None
+    stripped: str = ""
+    rejecting: bool = False
+    historical: bool = False
+
+
+def _add(r: _Reading, prop: Proposition, polarity: bool, provenance: ClaimProvenance,
+         span: tuple[int, int]) -> ExtractedClaim:
+    """The claim ``prop``/``polarity`` (the first one made of it is kept)."""
+    key = (prop.prop_id, polarity)
+    claim = ExtractedClaim(prop_id=prop.prop_id, polarity=polarity, provenance=provenance, span=span)
+    r.claims.setdefault(key, claim)
+    return r.claims[key]
+
+
+def _negate(r: _Reading, targets: list[Proposition], record: _ClauseFacts, span: tuple[int, int]) -> None:
+    r.acts.add(Act.REJECT)
+    for prop in targets:
+        provenance = ClaimProvenance.ACQUIRED if prop.predicate.is_acquired \
+            else ClaimProvenance.PERSONAL_EXPERIENCE
+        record.claims.append(_add(r, prop, False, provenance, span))
+        if prop.predicate.is_acquired:
+            r.acts.add(Act.ABSTAIN)
+            r.not_knowing = True
+
+
+def _antecedents(r: _Reading) -> list[Proposition]:
+    """What a clause that names nothing answers about: the previous clause's values, else the question's."""
+    env, facts = r.env, r.facts
+    # A bare "Not any more" answers about a stance, not about having changed one's mind.
+    previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else [])
+                if not p.world_fact and p.predicate is not Predicate.STANCE_CHANGE]
+    if not previous and env.polar and env.asked_changes:
+        return list(env.asked_changes)  # "Has your view changed?" — "No, it hasn't."
+    return previous or env.presupposed or env.asked
+
+
+def _mask(response: str, envelope: Envelope, vocabulary: Vocabulary,
+          trace: list[tuple[str, str]] | None) -> _Reading:
+    """Stage 1, masking: typos, quotations, tag questions, echoes of the question, an assistant's voice, record
+    dumps and repetition; the state every later stage reads."""
     env = _envelope_facts(envelope, vocabulary)
     signals: set[str] = set()
     text, corrected = _correct_typos(clean(str(response)), vocabulary._typos)
@@ -999,436 +1109,499 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     # A reply in an AI assistant's voice, or one left empty once echoes are removed, does not speak
     # as the identity: it adopts no premise.
     engaged = bool(text.strip()) and not assistant_voice and not degenerate
-    acts: set[Act] = set()
-    claims: dict[tuple[str, bool], ExtractedClaim] = {}
-    unmapped: list[UnmappedAssertion] = []
-    unmapped_spans: set[tuple[int, int]] = set()  # the spans of ``unmapped``: one lookup per clause, not a pass
-    not_knowing = withheld = general_answer = hearsay = acquisition_statement = False
-    explicit: set[str] = set()
-    narrated_sentence = -1
-    narrated_names: set[str] = set()
-    env_stems = frozenset(_stem(w) for w in _content_words(envelope.utterance))
-    hedged = tagged
-    facts: list[_ClauseFacts] = []
-    last_place: Proposition | None = None
-    asked = env.asked
-    envelope_places = [p for p in asked if _is_place(p)]
-    general_paragraph = False
-    previous_sentence = -1
-    sentence_places = False
-    # What the latest clause that named something other than a fact or a place named first (kept as the
-    # clauses go, not searched for again in every clause), and its value before the current clause.
-    last_named: Proposition | None = None
-    decided: Proposition | None = None
-    # The end of the line the current sentence starts on, and the searches of the rest of that line.
-    line_end = -1
-    place_words = SliceSearch(_PLACE_PREDICATE_WORDS, text)
-    visit_words = SliceSearch(_VISIT_WORDS, text)
-    living_words = SliceSearch(_LIVING_WORDS, text)
-    label_historical = False
+    r = _Reading(envelope=envelope, vocabulary=vocabulary, env=env, text=text, signals=signals, engaged=engaged,
+                 assistant_voice=assistant_voice, hedged=tagged,
+                 env_stems=frozenset(_stem(w) for w in _content_words(envelope.utterance)),
+                 envelope_places=[p for p in env.asked if _is_place(p)],
+                 place_words=SliceSearch(_PLACE_PREDICATE_WORDS, text), visit_words=SliceSearch(_VISIT_WORDS, text),
+                 living_words=SliceSearch(_LIVING_WORDS, text), trace=trace)
+    if trace is not None:
+        trace.append(("mask", f"{text!r} signals={sorted(signals)}"))
+    return r
 
-    def add(prop: Proposition, polarity: bool, provenance: ClaimProvenance, span: tuple[int, int]) -> ExtractedClaim:
-        key = (prop.prop_id, polarity)
-        claim = ExtractedClaim(prop_id=prop.prop_id, polarity=polarity, provenance=provenance, span=span)
-        claims.setdefault(key, claim)
-        return claims[key]
 
-    def negate(targets: list[Proposition], record: _ClauseFacts, span: tuple[int, int]) -> None:
-        nonlocal not_knowing
-        acts.add(Act.REJECT)
-        for prop in targets:
-            provenance = ClaimProvenance.ACQUIRED if prop.predicate.is_acquired \
-                else ClaimProvenance.PERSONAL_EXPERIENCE
-            record.claims.append(add(prop, False, provenance, span))
-            if prop.predicate.is_acquired:
-                acts.add(Act.ABSTAIN)
-                not_knowing = True
+def _enter_sentence(r: _Reading, clause: Clause) -> None:
+    """Stage 2, at the first clause of a sentence: the paragraph and line it stands in."""
+    text = r.text
+    # A blank line ends the reach of a "speaking generally" label.
+    if "\n\n" in text[max(0, clause.start - 3):clause.start]:
+        r.general_paragraph = False
+    r.previous_sentence = clause.sentence
+    if r.line_end < clause.start:
+        line_end = text.find("\n", clause.start)
+        r.line_end = line_end if line_end >= 0 else len(text)
+    # Read from the sentence to the end of its line. A visit ("I've only been to Paris once, for a
+    # conference") is not where one lived or grew up.
+    r.sentence_places = r.place_words.found(clause.start, r.line_end) and not (
+        r.visit_words.found(clause.start, r.line_end) and not r.living_words.found(clause.start, r.line_end))
+    if not (r.facts and r.facts[-1].clause.label):
+        r.label_historical = False
 
-    def antecedents() -> list[Proposition]:
-        # A bare "Not any more" answers about a stance, not about having changed one's mind.
-        previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else [])
-                    if not p.world_fact and p.predicate is not Predicate.STANCE_CHANGE]
-        if not previous and env.polar and env.asked_changes:
-            return list(env.asked_changes)  # "Has your view changed?" — "No, it hasn't."
-        return previous or env.presupposed or asked
 
-    for clause in clauses(text):
-        body = clause.text
-        span = (clause.start, clause.end)
-        if clause.sentence != previous_sentence:
-            # A blank line ends the reach of a "speaking generally" label.
-            if "\n\n" in text[max(0, clause.start - 3):clause.start]:
-                general_paragraph = False
-            previous_sentence = clause.sentence
-            if line_end < clause.start:
-                line_end = text.find("\n", clause.start)
-                line_end = line_end if line_end >= 0 else len(text)
-            # Read from the sentence to the end of its line. A visit ("I've only been to Paris once, for a
-            # conference") is not where one lived or grew up.
-            sentence_places = place_words.found(clause.start, line_end) and not (
-                visit_words.found(clause.start, line_end) and not living_words.found(clause.start, line_end))
-            if not (facts and facts[-1].clause.label):
-                label_historical = False
-        if _GENERAL_LABEL.search(body):
-            general_paragraph = True
-        core = _HEDGE_CONDITIONAL.sub(_blank, body) if "if" in body.lower() else body
-        if _QUALIFY.search(body):
-            hedged = True
-        own_first_person = bool(_FIRST_PERSON.search(_GENERIC_WE.sub(_blank, core)))
-        sentence_start = not facts or facts[-1].clause.sentence != clause.sentence
-        # A subjectless predicate opening a sentence, or a clause after a dash or semicolon
-        # ("…, sharp upward thrusts — learned it on a first-aid course"), has the identity as subject.
-        clause_start = sentence_start or text[max(0, clause.start - 3):clause.start].strip()[-1:] in ("—", "–", ";", "-")
-        if (not own_first_person and env.addressed and clause_start
-                and _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core))):
-            own_first_person = True
-            signals.add("implicit_subject")
-        unlabelled = _LEADING_LABEL.sub("", core)
-        first_person = own_first_person or (
-            bool(facts) and facts[-1].clause.sentence == clause.sentence and facts[-1].first_person
-            and not _OTHER_SUBJECT.search(core) and bool(_NO_SUBJECT_START.match(unlabelled)))
-        fragment_at = None
-        first_in_sentence = not facts or facts[-1].clause.sentence != clause.sentence or (
-            facts[-1].clause.label and len(facts[-1].clause.text.split()) <= 3)
-        if env.addressed and not own_first_person and first_in_sentence:
-            fragment_at = _fragment_start(_QUALIFY.sub(" ", _DISCOURSE_LEAD.sub("", core)))
-        # Ellipsis: a verbless answer, or the elaboration after a colon, may leave the topic to the question.
-        elaboration = bool(facts) and facts[-1].clause.label and facts[-1].clause.sentence == clause.sentence
-        found = vocabulary._filtered(body, env.context + " " + (facts[-1].clause.text if facts else "")) \
-            if fragment_at is not None or elaboration else vocabulary._filtered(body, "", env.context)
-        positions: dict[str, tuple[int, int]] = {}
-        mentioned: list[Proposition] = []
-        for prop, start, end in found:
-            if prop.prop_id in positions:
-                continue
-            if _is_place(prop) and not sentence_places and fragment_at is None \
-                    and not _negated_at(body, start, end) and not _PLACE_TO_COME.search(body):
-                continue  # a place in passing; denying any contact with it still denies living there
-            positions[prop.prop_id] = (start, end)
-            mentioned.append(prop)
-        for prop, short in env.short_names if own_first_person or fragment_at is not None else ():
-            # "I was never at Emberton": the first word of a name the question uses is that name, even where
-            # another value of the universe starts with it too (only where the identity speaks of itself).
-            if prop.prop_id not in positions and not any(p.slot == prop.slot for p in mentioned):
-                m = short.search(body)
-                if m is not None:
+def _frame(r: _Reading, clause: Clause) -> _Frame:
+    """Stage 2, the clause frame: hedges, who speaks (the identity, an implicit subject, a sentence's subject
+    carried on), and whether the clause is a verbless answer fragment or an elaboration after a label."""
+    body, env, facts = clause.text, r.env, r.facts
+    if _GENERAL_LABEL.search(body):
+        r.general_paragraph = True
+    core = _HEDGE_CONDITIONAL.sub(_blank, body) if "if" in body.lower() else body
+    if _QUALIFY.search(body):
+        r.hedged = True
+    own_first_person = bool(_FIRST_PERSON.search(_GENERIC_WE.sub(_blank, core)))
+    sentence_start = not facts or facts[-1].clause.sentence != clause.sentence
+    # A subjectless predicate opening a sentence, or a clause after a dash or semicolon
+    # ("…, sharp upward thrusts — learned it on a first-aid course"), has the identity as subject.
+    clause_start = sentence_start or r.text[max(0, clause.start - 3):clause.start].strip()[-1:] in ("—", "–", ";", "-")
+    if (not own_first_person and env.addressed and clause_start
+            and _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core))):
+        own_first_person = True
+        r.signals.add("implicit_subject")
+    unlabelled = _LEADING_LABEL.sub("", core)
+    first_person = own_first_person or (
+        bool(facts) and facts[-1].clause.sentence == clause.sentence and facts[-1].first_person
+        and not _OTHER_SUBJECT.search(core) and bool(_NO_SUBJECT_START.match(unlabelled)))
+    fragment_at = None
+    first_in_sentence = not facts or facts[-1].clause.sentence != clause.sentence or (
+        facts[-1].clause.label and len(facts[-1].clause.text.split()) <= 3)
+    if env.addressed and not own_first_person and first_in_sentence:
+        fragment_at = _fragment_start(_QUALIFY.sub(" ", _DISCOURSE_LEAD.sub("", core)))
+    # Ellipsis: a verbless answer, or the elaboration after a colon, may leave the topic to the question.
+    elaboration = bool(facts) and facts[-1].clause.label and facts[-1].clause.sentence == clause.sentence
+    return _Frame(clause, body, (clause.start, clause.end), core, own_first_person, first_person, sentence_start,
+                  fragment_at, elaboration)
+
+
+def _mentions(r: _Reading, f: _Frame) -> None:
+    """Stage 3, mentions: the registry's surface forms in the clause, the short names the question uses, and
+    the discipline that stands for an asked world fact's knowledge."""
+    body, env, vocabulary, facts = f.body, r.env, r.vocabulary, r.facts
+    positions, mentioned = f.positions, f.mentioned
+    found = vocabulary._filtered(body, env.context + " " + (facts[-1].clause.text if facts else "")) \
+        if f.fragment_at is not None or f.elaboration else vocabulary._filtered(body, "", env.context)
+    for prop, start, end in found:
+        if prop.prop_id in positions:
+            continue
+        if _is_place(prop) and not r.sentence_places and f.fragment_at is None \
+                and not _negated_at(body, start, end) and not _PLACE_TO_COME.search(body):
+            continue  # a place in passing; denying any contact with it still denies living there
+        positions[prop.prop_id] = (start, end)
+        mentioned.append(prop)
+    for prop, short in env.short_names if f.own_first_person or f.fragment_at is not None else ():
+        # "I was never at Emberton": the first word of a name the question uses is that name, even where
+        # another value of the universe starts with it too (only where the identity speaks of itself).
+        if prop.prop_id not in positions and not any(p.slot == prop.slot for p in mentioned):
+            m = short.search(body)
+            if m is not None:
+                positions[prop.prop_id] = (m.start(), m.end())
+                mentioned.append(prop)
+    if env.asked_classes and vocabulary._discipline is not None and (
+            _STUDY_CUE.search(body) or len(_content_words(body)) <= 2):
+        # "I never studied chemistry": the discipline of the asked world fact stands for its knowledge.
+        for m in vocabulary._discipline.finditer(body):
+            for prop in vocabulary._discipline_props.get(m.group(0).lower(), ()):
+                if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
                     positions[prop.prop_id] = (m.start(), m.end())
                     mentioned.append(prop)
-        if env.asked_classes and vocabulary._discipline is not None and (
-                _STUDY_CUE.search(body) or len(_content_words(body)) <= 2):
-            # "I never studied chemistry": the discipline of the asked world fact stands for its knowledge.
-            for m in vocabulary._discipline.finditer(body):
-                for prop in vocabulary._discipline_props.get(m.group(0).lower(), ()):
-                    if prop.equivalence_class in env.asked_classes and prop.prop_id not in positions:
-                        positions[prop.prop_id] = (m.start(), m.end())
-                        mentioned.append(prop)
-        if (not mentioned and own_first_person and _PLAN_PRONOUN.search(body)
-                and (_ABANDON.search(body) or (_PLAN_VERB.search(body) and _count_negators(core) % 2 == 1))):
-            # "I dropped that idea ages ago": the plan the question asks about is given up.
-            plans = [p for p in [*env.presupposed, *asked] if p.predicate.kind is PredicateKind.PLAN]
-            verb = _ABANDON.search(body) or _PLAN_VERB.search(body)
-            taken = _PLAN_PRONOUN.search(body, verb.end())  # type: ignore[union-attr]
-            if taken is not None:
-                for prop in plans:
-                    positions[prop.prop_id] = (taken.start(), taken.end())  # the object of the abandoning verb
-                    mentioned.append(prop)
-        pronoun = _KNOWLEDGE_PRONOUN.search(body) if env.asked_classes and not mentioned else None
-        if (pronoun is not None and _STUDY_CUE.search(body)
-                and (own_first_person or _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core)))):
-            # "Never studied it": the pronoun is the knowledge the question asks about.
-            for prop in vocabulary.universe:
-                if prop.equivalence_class in env.asked_classes and prop.predicate.is_acquired:
-                    positions[prop.prop_id] = (pronoun.start(), pronoun.end())
-                    mentioned.append(prop)
-                    signals.add("pronoun_resolved")
-        if env.asked_classes and not own_first_person and not clause.question and not any(
-                p.world_fact for p in mentioned):
-            # An explanation of the asked fact in other words than its surface forms: new words of its gloss,
-            # or, answering "explain X", a statement on the question's topic that adds to it (labelled as
-            # general knowledge, or in a reply that has not declined to answer).
-            said_stems = frozenset(_stem(w) for w in _content_words(body))
-            said = {_stem(w) for w in _content_words(core)}
-            # On the question's topic: two of its words, not one shared in passing ("the process of…").
-            on_topic = len(said & env_stems) >= 2 or elaboration
-            adds = len(said - env_stems) >= 3
-            answering = general_paragraph or not (acts & {Act.ABSTAIN, Act.REJECT, Act.WITHHOLD})
-            for fact in vocabulary._facts_of_classes(env.asked_classes):
-                if fact.prop_id in positions:
-                    continue
-                if vocabulary._explains(fact, said_stems, env_stems) or (on_topic and adds and answering):
-                    positions[fact.prop_id] = (0, 0)
-                    mentioned.append(fact)
-                    signals.add("explanation_matched")
-        if _THERE.search(body) and sentence_places and not any(_is_place(p) for p in mentioned):
-            anchor = last_place or (envelope_places[0] if envelope_places else None)
-            if anchor is not None:
-                mentioned.append(anchor)
-        elif _THERE.search(body) and _WORK_WORDS.search(body) and not mentioned:
-            # "Dunmarsh? Never worked there.": "there" is the organisation the question names.
-            orgs = [p for p in asked if p.predicate.kind is PredicateKind.ORGANIZATION]
-            if orgs:
-                positions[orgs[0].prop_id] = (_THERE.search(body).start(), _THERE.search(body).end())  # type: ignore[union-attr]
-                mentioned.append(orgs[0])
-        same_slot = [p for p in mentioned if not p.world_fact]
-        if len(same_slot) >= 2 and _DISJUNCTION.search(body):
-            slots = [p.slot for p in same_slot]
-            alternatives = {p.prop_id for p in same_slot if slots.count(p.slot) > 1}
-            if alternatives:
-                # "Periwinkle or Saltmarsh — one of the two": a choice left open asserts neither.
-                mentioned = [p for p in mentioned if p.prop_id not in alternatives]
-                hedged = True
-                signals.add("disjunction")
-        for prop in mentioned:
-            if _is_place(prop):
-                last_place = prop
-        other_view = _OTHER_VIEW.match(core) or _OTHER_VIEW_TAIL.search(core)
-        if other_view is not None and "who" in other_view.re.groupindex and other_view.group("who") \
-                and vocabulary.mentions(other_view.group("who")):
-            other_view = None  # "Zurich felt like home": a place or organisation of the record, not a person
-        if other_view is not None and _FIRST_PERSON_SUBJECT.search(core, other_view.end()):
-            other_view = None  # "My sister says I should move": what follows is about the identity
-        if other_view is not None:
-            own_first_person = first_person = False
-        record = _ClauseFacts(clause, mentioned, first_person, own_first_person)
-        # "We settled on it" takes the last thing an earlier clause named (not a fact, not a place).
-        decided = last_named
-        last_named = next((p for p in mentioned if not p.world_fact and not _is_place(p)), last_named)
-        facts.append(record)
-        if clause.label and len(body.split()) <= 3:
-            label_historical = bool(_PAST_LABEL.search(body)) or any(
-                env.year is not None and int(y) < env.year for y in _YEAR.findall(body))
-        if other_view is not None:
-            signals.add("other_view")
-            continue  # "My sister says zoos are outdated": her view, not the identity's
 
-        if _WITHHOLD.search(core) or _WITHHOLD_NT.search(core):
-            withheld = True
-            continue  # a refusal asserts nothing about its topic
-        stripped = _DISCOURSE_LEAD.sub("", core).strip()
-        if _BARE_NEGATION.search(stripped):
-            negate(antecedents(), record, span)
-            continue
-        # An explicit "yes" to a question about a change answers it wherever its clause stands ("Now? Clear —
-        # so yes, it's changed."); other affirmations only open a sentence.
-        if (env.polar and (sentence_start or (env.asked_changes and _EXPLICIT_YES.match(stripped)))
-                and not clause.question
-                and _AFFIRMATIVE_LEAD.match(stripped)
-                and _count_negators(core) % 2 == 0 and not mentioned):
-            signals.add("polar_affirmation")  # "Still planning it, yes." / "More than ever."
-            for prop in [*asked, *env.asked_changes]:
-                record.claims.append(add(prop, True, _provenance(prop, body), span))
-            continue
-        if _BARE_AFFIRMATION.search(stripped) and not clause.question:
-            for prop in asked:
-                record.claims.append(add(prop, True, _provenance(prop, body), span))
-            continue
-        rejecting = bool(_REJECT.search(core))
-        if rejecting:
-            acts.add(Act.REJECT)
-        if _ABSTAIN.search(core):
-            acts.add(Act.ABSTAIN)
-            not_knowing = True
-            if env.asked_classes and _NOT_MINE.search(core) and not any(p.predicate.is_acquired for p in mentioned):
-                # "Biochemistry? Not my field.": denies having the asked knowledge.
-                negate([p for p in vocabulary.universe
+
+def _implied_mentions(r: _Reading, f: _Frame) -> None:
+    """Stage 3, mentions without a surface form: an abandoned plan, "it" for the asked knowledge, and an
+    explanation of the asked fact in other words."""
+    body, core, env, vocabulary = f.body, f.core, r.env, r.vocabulary
+    positions, mentioned = f.positions, f.mentioned
+    if (not mentioned and f.own_first_person and _PLAN_PRONOUN.search(body)
+            and (_ABANDON.search(body) or (_PLAN_VERB.search(body) and _count_negators(core) % 2 == 1))):
+        # "I dropped that idea ages ago": the plan the question asks about is given up.
+        plans = [p for p in [*env.presupposed, *env.asked] if p.predicate.kind is PredicateKind.PLAN]
+        verb = _ABANDON.search(body) or _PLAN_VERB.search(body)
+        taken = _PLAN_PRONOUN.search(body, verb.end())  # type: ignore[union-attr]
+        if taken is not None:
+            for prop in plans:
+                positions[prop.prop_id] = (taken.start(), taken.end())  # the object of the abandoning verb
+                mentioned.append(prop)
+    pronoun = _KNOWLEDGE_PRONOUN.search(body) if env.asked_classes and not mentioned else None
+    if (pronoun is not None and _STUDY_CUE.search(body)
+            and (f.own_first_person or _IMPLICIT_SUBJECT.match(_DISCOURSE_LEAD.sub("", core)))):
+        # "Never studied it": the pronoun is the knowledge the question asks about.
+        for prop in vocabulary.universe:
+            if prop.equivalence_class in env.asked_classes and prop.predicate.is_acquired:
+                positions[prop.prop_id] = (pronoun.start(), pronoun.end())
+                mentioned.append(prop)
+                r.signals.add("pronoun_resolved")
+    if env.asked_classes and not f.own_first_person and not f.clause.question and not any(
+            p.world_fact for p in mentioned):
+        # An explanation of the asked fact in other words than its surface forms: new words of its gloss,
+        # or, answering "explain X", a statement on the question's topic that adds to it (labelled as
+        # general knowledge, or in a reply that has not declined to answer).
+        said_stems = frozenset(_stem(w) for w in _content_words(body))
+        said = {_stem(w) for w in _content_words(core)}
+        # On the question's topic: two of its words, not one shared in passing ("the process of…").
+        on_topic = len(said & r.env_stems) >= 2 or f.elaboration
+        adds = len(said - r.env_stems) >= 3
+        answering = r.general_paragraph or not (r.acts & {Act.ABSTAIN, Act.REJECT, Act.WITHHOLD})
+        for fact in vocabulary._facts_of_classes(env.asked_classes):
+            if fact.prop_id in positions:
+                continue
+            if vocabulary._explains(fact, said_stems, r.env_stems) or (on_topic and adds and answering):
+                positions[fact.prop_id] = (0, 0)
+                mentioned.append(fact)
+                r.signals.add("explanation_matched")
+
+
+def _resolve_references(r: _Reading, f: _Frame) -> None:
+    """Stage 3, references: "there" for a place or the asked organisation; alternatives left open name neither."""
+    body, mentioned = f.body, f.mentioned
+    if _THERE.search(body) and r.sentence_places and not any(_is_place(p) for p in mentioned):
+        anchor = r.last_place or (r.envelope_places[0] if r.envelope_places else None)
+        if anchor is not None:
+            mentioned.append(anchor)
+    elif _THERE.search(body) and _WORK_WORDS.search(body) and not mentioned:
+        # "Dunmarsh? Never worked there.": "there" is the organisation the question names.
+        orgs = [p for p in r.env.asked if p.predicate.kind is PredicateKind.ORGANIZATION]
+        if orgs:
+            f.positions[orgs[0].prop_id] = (_THERE.search(body).start(), _THERE.search(body).end())  # type: ignore[union-attr]
+            mentioned.append(orgs[0])
+    same_slot = [p for p in mentioned if not p.world_fact]
+    if len(same_slot) >= 2 and _DISJUNCTION.search(body):
+        slots = [p.slot for p in same_slot]
+        alternatives = {p.prop_id for p in same_slot if slots.count(p.slot) > 1}
+        if alternatives:
+            # "Periwinkle or Saltmarsh — one of the two": a choice left open asserts neither.
+            f.mentioned = mentioned = [p for p in mentioned if p.prop_id not in alternatives]
+            r.hedged = True
+            r.signals.add("disjunction")
+    for prop in mentioned:
+        if _is_place(prop):
+            r.last_place = prop
+
+
+def _record(r: _Reading, f: _Frame) -> bool:
+    """Stage 3, the clause recorded for the clauses after it; True when it reports another person's view."""
+    core, body, vocabulary, env = f.core, f.body, r.vocabulary, r.env
+    other_view = _OTHER_VIEW.match(core) or _OTHER_VIEW_TAIL.search(core)
+    if other_view is not None and "who" in other_view.re.groupindex and other_view.group("who") \
+            and vocabulary.mentions(other_view.group("who")):
+        other_view = None  # "Zurich felt like home": a place or organisation of the record, not a person
+    if other_view is not None and _FIRST_PERSON_SUBJECT.search(core, other_view.end()):
+        other_view = None  # "My sister says I should move": what follows is about the identity
+    if other_view is not None:
+        f.own_first_person = f.first_person = False
+    f.record = _ClauseFacts(f.clause, f.mentioned, f.first_person, f.own_first_person)
+    # "We settled on it" takes the last thing an earlier clause named (not a fact, not a place).
+    r.decided = r.last_named
+    r.last_named = next((p for p in f.mentioned if not p.world_fact and not _is_place(p)), r.last_named)
+    r.facts.append(f.record)
+    if f.clause.label and len(body.split()) <= 3:
+        r.label_historical = bool(_PAST_LABEL.search(body)) or any(
+            env.year is not None and int(y) < env.year for y in _YEAR.findall(body))
+    if other_view is not None:
+        r.signals.add("other_view")
+        return True  # "My sister says zoos are outdated": her view, not the identity's
+    return False
+
+
+def _replies(r: _Reading, f: _Frame) -> bool:
+    """Stage 4, acts of a whole clause: a refusal, a bare "no" or "yes", not knowing, a premise denied by a
+    wish or a plan not met; True when the clause asserts nothing more."""
+    core, body, env, mentioned, span = f.core, f.body, r.env, f.mentioned, f.span
+    record: _ClauseFacts = f.record  # type: ignore[assignment]
+    if _WITHHOLD.search(core) or _WITHHOLD_NT.search(core):
+        r.withheld = True
+        return True  # a refusal asserts nothing about its topic
+    f.stripped = stripped = _DISCOURSE_LEAD.sub("", core).strip()
+    if _BARE_NEGATION.search(stripped):
+        _negate(r, _antecedents(r), record, span)
+        return True
+    # An explicit "yes" to a question about a change answers it wherever its clause stands ("Now? Clear —
+    # so yes, it's changed."); other affirmations only open a sentence.
+    if (env.polar and (f.sentence_start or (env.asked_changes and _EXPLICIT_YES.match(stripped)))
+            and not f.clause.question
+            and _AFFIRMATIVE_LEAD.match(stripped)
+            and _count_negators(core) % 2 == 0 and not mentioned):
+        r.signals.add("polar_affirmation")  # "Still planning it, yes." / "More than ever."
+        for prop in [*env.asked, *env.asked_changes]:
+            record.claims.append(_add(r, prop, True, _provenance(prop, body), span))
+        return True
+    if _BARE_AFFIRMATION.search(stripped) and not f.clause.question:
+        for prop in env.asked:
+            record.claims.append(_add(r, prop, True, _provenance(prop, body), span))
+        return True
+    f.rejecting = bool(_REJECT.search(core))
+    if f.rejecting:
+        r.acts.add(Act.REJECT)
+    if _ABSTAIN.search(core):
+        r.acts.add(Act.ABSTAIN)
+        r.not_knowing = True
+        if env.asked_classes and _NOT_MINE.search(core) and not any(p.predicate.is_acquired for p in mentioned):
+            # "Biochemistry? Not my field.": denies having the asked knowledge.
+            _negate(r, [p for p in r.vocabulary.universe
                         if p.equivalence_class in env.asked_classes and p.predicate.is_acquired], record, span)
-                continue
-            unknown = [p for p in mentioned if p.predicate.is_acquired]
-            if unknown:
-                negate(unknown, record, span)  # "Lattice signatures are on my to-learn list": not known yet
-                continue
-            if any(p.world_fact for p in mentioned):
-                continue  # "Galaxies are way beyond anything I've read": names the fact, asserts none of it
-        if _MEMORY_UNCERTAIN.search(core):
-            acts.add(Act.ABSTAIN)
-            not_knowing = True
-            continue
-        if _PREREQUISITE_NOT_MET.search(core):
-            negate([p for p in mentioned if not p.world_fact] or antecedents(), record, span)
-            continue
-        if not mentioned and sentence_start and env.presupposed and _WISH_REPLY.match(core):
-            negate(list(env.presupposed), record, span)
-            continue
-        places = [p for p in mentioned if _is_place(p)]
-        if places and _PLACE_TO_COME.search(core):
-            negate(places, record, span)
-            continue
-        tentative = clause.question and bool(re.match(r"^\W*(?:maybe|perhaps|probably|possibly)\b", stripped, _I))
-        if (clause.question and not tentative) or _HYPOTHETICAL.search(core):
-            record.irrealis = not clause.question
-            continue
-        if _REPORT_DOUBT.search(core) or _REPORT_TOLD.search(core):
-            acts.add(Act.ACKNOWLEDGE_ASSERTION)
-            continue
-        if _NOT_KNOWING.search(core):
-            acts.add(Act.ABSTAIN)
-            not_knowing = True
-            continue
-        if rejecting and not mentioned:
-            # "You're thinking of someone else." rejects what the previous clause or the question put forward.
-            negate(antecedents(), record, span)
-            continue
-        if own_first_person and not mentioned and _count_negators(core) % 2 == 1 and \
-                set(re.findall(r"[\w']+", core.lower())) <= _ELLIPSIS_WORDS:
-            negate(antecedents(), record, span)  # VP ellipsis: "I never did", "I've never been"
-            continue
-        if not own_first_person and _HEARSAY.search(core):
-            hearsay = True
-        named = _NAMED_SUBJECT.match(core) or _PRONOUN_SUBJECT.match(core)
-        name = next((g for g in named.groups() if g), None) if named is not None else None
-        if named is not None and not (name and vocabulary.mentions(name)):
-            narrated_sentence = clause.sentence  # the rest of the sentence narrates the same person
-            if name:
-                narrated_names.add(name.lower())
-        narration = narrated_sentence == clause.sentence
-        if narration:
-            continue  # a narration about a person ("Mara Quinn, a software engineer, has…") asserts nothing
-        record.asserting = True
-        if (own_first_person and not general_paragraph and _STUDY_CUE.search(body)
-                and _count_negators(core) % 2 == 0):
-            acquisition_statement = True
-        echo_clause = bool(_content_words(core)) and {_stem(w) for w in _content_words(core)} <= env_stems
-        record.answer_like = (first_person or (fragment_at is not None and clause.sentence <= 1)
-                              or bool(_PAST_TENSE.search(body))
-                              or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence <= 1)) \
-            and not _THIRD_PARTY.search(core) and not narration and not echo_clause
-        if general_paragraph and mentioned:
-            general_answer = True
-        historical = bool(_HISTORICAL.search(body)) or label_historical
-        if not mentioned and _DECISION_IT.search(core) and first_person and decided is not None:
-            record.claims.append(add(decided, True, _provenance(decided, body), span))
-        for prop in mentioned:
-            start, end = positions.get(prop.prop_id, (len(body), len(body)))
-            negative = _negated_at(body, start, end)
-            if prop.world_fact:
-                if own_first_person and not _ACQUIRED_CUE.search(body):
-                    continue
-                if own_first_person and negative:
-                    # "I never studied Krebs or ATP": denies learning it, not the fact itself.
-                    negate([p for p in vocabulary.universe if p.equivalence_class == prop.equivalence_class
-                            and p.predicate.is_acquired], record, span)
-                    continue
-                if general_paragraph:
-                    provenance = ClaimProvenance.ASSISTANT_GENERAL
-                elif own_first_person:
-                    provenance = ClaimProvenance.ACQUIRED
-                else:
-                    provenance = ClaimProvenance.UNSPECIFIED
-                record.claims.append(add(prop, not negative, provenance, span))
-                if not negative:
-                    explicit.add(prop.prop_id)
-                continue
-            in_frame = (fragment_at is not None and prop.domain in env.answer_domains
-                        and bool(_FRAGMENT_LEAD.match(core[:start])) and bool(_FRAGMENT_TAIL.match(body, end))
-                        and (clause.sentence == 0 or not _COPULAR_ANSWER.match(body)))
-            if (not in_frame and not first_person and env.addressed and prop.domain in env.answer_domains
-                    and not prop.predicate.is_epistemic and _PAST_TENSE.search(body) and not _OTHER_SUBJECT.search(core)
-                    and not _THIRD_PARTY.search(core)):
-                in_frame = True  # "That first job was all crypto engineering": the question's frame
-                signals.add("question_frame")
-            if (not in_frame and not first_person
-                    and prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.NAME, PredicateKind.PLAN)
-                    and (prop.domain in env.question_domains or prop.prop_id in env.question_props)
-                    and not _THIRD_PARTY.search(core)
-                    and not _OTHER_SUBJECT_PERSON.search(core)):
-                # An opinion given in reply to "what's your view", or a name given in reply to "what did
-                # we call it", is the speaker's own.
-                in_frame = True
-                signals.add("stance_frame" if prop.predicate is Predicate.STANCE else "name_frame")
-            if not in_frame and not first_person and negative and prop in env.presupposed:
-                in_frame = True  # "Nairobi's never been home": denying the premise needs no "I"
-                signals.add("premise_denied")
-            if (in_frame and not first_person and not negative and prop in asked
-                    and len(_content_words(body)) <= 2 and not _AFFIRMATIVE_LEAD.match(body)):
-                signals.add("topic_echo")
-                continue  # "Riga... no." / "Lisbon? Not once": the question's value repeated as a topic
-            if prop.predicate.is_acquired and not first_person:
-                continue  # knowing something is asserted by the identity, never by a fragment or a frame
-            if not first_person and not in_frame:
-                continue
-            if historical and prop.predicate is Predicate.STANCE:
-                continue
-            record.claims.append(add(prop, not negative, _provenance(prop, body), span))
-            if not negative and _explicit(prop, body):
-                explicit.add(prop.prop_id)
-            if negative:
-                acts.add(Act.REJECT)
-                if prop.predicate.is_acquired:
-                    acts.add(Act.ABSTAIN)
-                    not_knowing = True
-        if first_person:
-            reported = len(unmapped)
-            _unmapped_values(body, span, env, vocabulary, unmapped)
-            unmapped_spans.update(u.span for u in unmapped[reported:])
-        if (first_person and not record.claims and span not in unmapped_spans
-                and not (_ABSTAIN.search(core) or rejecting)):
-            unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
-                                              provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
-            unmapped_spans.add(span)
+            return True
+        unknown = [p for p in mentioned if p.predicate.is_acquired]
+        if unknown:
+            _negate(r, unknown, record, span)  # "Lattice signatures are on my to-learn list": not known yet
+            return True
+        if any(p.world_fact for p in mentioned):
+            return True  # "Galaxies are way beyond anything I've read": names the fact, asserts none of it
+    if _MEMORY_UNCERTAIN.search(core):
+        r.acts.add(Act.ABSTAIN)
+        r.not_knowing = True
+        return True
+    if _PREREQUISITE_NOT_MET.search(core):
+        _negate(r, [p for p in mentioned if not p.world_fact] or _antecedents(r), record, span)
+        return True
+    if not mentioned and f.sentence_start and env.presupposed and _WISH_REPLY.match(core):
+        _negate(r, list(env.presupposed), record, span)
+        return True
+    places = [p for p in mentioned if _is_place(p)]
+    if places and _PLACE_TO_COME.search(core):
+        _negate(r, places, record, span)
+        return True
+    return False
 
-    # A reply takes up the question, or it adopts nothing and supplies nothing (scorer v3: no credit without
-    # engagement).
-    engaged = engaged and (withheld or _takes_up(text, envelope, env, claims.values(), unmapped, acts, vocabulary,
-                                                 facts))
-    if not engaged:
-        signals.add("no_engagement")
-    # Going along with a presupposition adopts it.
+
+def _mood(r: _Reading, f: _Frame) -> bool:
+    """Stage 4, mood and voice: a question or hypothetical, a report, not knowing, a rejection or ellipsis that
+    names nothing, hearsay, a narration about someone else; True when the clause asserts nothing more."""
+    core, body, clause, mentioned, span = f.core, f.body, f.clause, f.mentioned, f.span
+    record: _ClauseFacts = f.record  # type: ignore[assignment]
+    tentative = clause.question and bool(re.match(r"^\W*(?:maybe|perhaps|probably|possibly)\b", f.stripped, _I))
+    if (clause.question and not tentative) or _HYPOTHETICAL.search(core):
+        record.irrealis = not clause.question
+        return True
+    if _REPORT_DOUBT.search(core) or _REPORT_TOLD.search(core):
+        r.acts.add(Act.ACKNOWLEDGE_ASSERTION)
+        return True
+    if _NOT_KNOWING.search(core):
+        r.acts.add(Act.ABSTAIN)
+        r.not_knowing = True
+        return True
+    if f.rejecting and not mentioned:
+        # "You're thinking of someone else." rejects what the previous clause or the question put forward.
+        _negate(r, _antecedents(r), record, span)
+        return True
+    if f.own_first_person and not mentioned and _count_negators(core) % 2 == 1 and \
+            set(re.findall(r"[\w']+", core.lower())) <= _ELLIPSIS_WORDS:
+        _negate(r, _antecedents(r), record, span)  # VP ellipsis: "I never did", "I've never been"
+        return True
+    if not f.own_first_person and _HEARSAY.search(core):
+        r.hearsay = True
+    named = _NAMED_SUBJECT.match(core) or _PRONOUN_SUBJECT.match(core)
+    name = next((g for g in named.groups() if g), None) if named is not None else None
+    if named is not None and not (name and r.vocabulary.mentions(name)):
+        r.narrated_sentence = clause.sentence  # the rest of the sentence narrates the same person
+        if name:
+            r.narrated_names.add(name.lower())
+    if r.narrated_sentence == clause.sentence:
+        return True  # a narration about a person ("Mara Quinn, a software engineer, has…") asserts nothing
+    record.asserting = True
+    if (f.own_first_person and not r.general_paragraph and _STUDY_CUE.search(body)
+            and _count_negators(core) % 2 == 0):
+        r.acquisition_statement = True
+    echo_clause = bool(_content_words(core)) and {_stem(w) for w in _content_words(core)} <= r.env_stems
+    record.answer_like = (f.first_person or (f.fragment_at is not None and clause.sentence <= 1)
+                          or bool(_PAST_TENSE.search(body))
+                          or (not _FINITE.search(core) and len(core.split()) <= 8 and clause.sentence <= 1)) \
+        and not _THIRD_PARTY.search(core) and not echo_clause
+    if r.general_paragraph and mentioned:
+        r.general_answer = True
+    f.historical = bool(_HISTORICAL.search(body)) or r.label_historical
+    if not mentioned and _DECISION_IT.search(core) and f.first_person and r.decided is not None:
+        record.claims.append(_add(r, r.decided, True, _provenance(r.decided, body), span))
+    return False
+
+
+def _fact_claim(r: _Reading, f: _Frame, prop: Proposition, negative: bool) -> None:
+    """Stage 5, polarity of a world fact the clause names: known (acquired), denied knowing, or said generally."""
+    record: _ClauseFacts = f.record  # type: ignore[assignment]
+    if f.own_first_person and not _ACQUIRED_CUE.search(f.body):
+        return
+    if f.own_first_person and negative:
+        # "I never studied Krebs or ATP": denies learning it, not the fact itself.
+        _negate(r, [p for p in r.vocabulary.universe if p.equivalence_class == prop.equivalence_class
+                    and p.predicate.is_acquired], record, f.span)
+        return
+    if r.general_paragraph:
+        provenance = ClaimProvenance.ASSISTANT_GENERAL
+    elif f.own_first_person:
+        provenance = ClaimProvenance.ACQUIRED
+    else:
+        provenance = ClaimProvenance.UNSPECIFIED
+    record.claims.append(_add(r, prop, not negative, provenance, f.span))
+    if not negative:
+        r.explicit.add(prop.prop_id)
+
+
+def _in_frame(r: _Reading, f: _Frame, prop: Proposition, start: int, end: int, negative: bool) -> bool:
+    """Stage 5, whether the question's frame makes a clause without "I" the identity's: an answer fragment,
+    a past-tense account, an opinion or name asked for, a premise denied."""
+    env, body, core = r.env, f.body, f.core
+    in_frame = (f.fragment_at is not None and prop.domain in env.answer_domains
+                and bool(_FRAGMENT_LEAD.match(core[:start])) and bool(_FRAGMENT_TAIL.match(body, end))
+                and (f.clause.sentence == 0 or not _COPULAR_ANSWER.match(body)))
+    if (not in_frame and not f.first_person and env.addressed and prop.domain in env.answer_domains
+            and not prop.predicate.is_epistemic and _PAST_TENSE.search(body) and not _OTHER_SUBJECT.search(core)
+            and not _THIRD_PARTY.search(core)):
+        in_frame = True  # "That first job was all crypto engineering": the question's frame
+        r.signals.add("question_frame")
+    if (not in_frame and not f.first_person
+            and prop.predicate.kind in (PredicateKind.STANCE, PredicateKind.NAME, PredicateKind.PLAN)
+            and (prop.domain in env.question_domains or prop.prop_id in env.question_props)
+            and not _THIRD_PARTY.search(core)
+            and not _OTHER_SUBJECT_PERSON.search(core)):
+        # An opinion given in reply to "what's your view", or a name given in reply to "what did
+        # we call it", is the speaker's own.
+        in_frame = True
+        r.signals.add("stance_frame" if prop.predicate is Predicate.STANCE else "name_frame")
+    if not in_frame and not f.first_person and negative and prop in env.presupposed:
+        in_frame = True  # "Nairobi's never been home": denying the premise needs no "I"
+        r.signals.add("premise_denied")
+    return in_frame
+
+
+def _claims(r: _Reading, f: _Frame) -> None:
+    """Stage 5, claims: each value the clause names, with its polarity by the negators in its scope and its
+    provenance; then what the identity asserts of a closed-world slot outside the universe (unmapped)."""
+    body, span = f.body, f.span
+    record: _ClauseFacts = f.record  # type: ignore[assignment]
+    for prop in f.mentioned:
+        start, end = f.positions.get(prop.prop_id, (len(body), len(body)))
+        negative = _negated_at(body, start, end)
+        if prop.world_fact:
+            _fact_claim(r, f, prop, negative)
+            continue
+        in_frame = _in_frame(r, f, prop, start, end, negative)
+        if (in_frame and not f.first_person and not negative and prop in r.env.asked
+                and len(_content_words(body)) <= 2 and not _AFFIRMATIVE_LEAD.match(body)):
+            r.signals.add("topic_echo")
+            continue  # "Riga... no." / "Lisbon? Not once": the question's value repeated as a topic
+        if prop.predicate.is_acquired and not f.first_person:
+            continue  # knowing something is asserted by the identity, never by a fragment or a frame
+        if not f.first_person and not in_frame:
+            continue
+        if f.historical and prop.predicate is Predicate.STANCE:
+            continue
+        record.claims.append(_add(r, prop, not negative, _provenance(prop, body), span))
+        if not negative and _explicit(prop, body):
+            r.explicit.add(prop.prop_id)
+        if negative:
+            r.acts.add(Act.REJECT)
+            if prop.predicate.is_acquired:
+                r.acts.add(Act.ABSTAIN)
+                r.not_knowing = True
+    unmapped = r.unmapped
+    if f.first_person:
+        reported = len(unmapped)
+        _unmapped_values(body, span, r.env, r.vocabulary, unmapped)
+        r.unmapped_spans.update(u.span for u in unmapped[reported:])
+    if (f.first_person and not record.claims and span not in r.unmapped_spans
+            and not (_ABSTAIN.search(f.core) or f.rejecting)):
+        unmapped.append(UnmappedAssertion(span=span, text=body[:300], polarity=_count_negators(body) % 2 == 0,
+                                          provenance=ClaimProvenance.PERSONAL_EXPERIENCE))
+        r.unmapped_spans.add(span)
+
+
+def _read_clause(r: _Reading, clause: Clause) -> _Frame:
+    """Stages 2-5 for one clause, in order; a stage that finds the clause settled ends its reading."""
+    if clause.sentence != r.previous_sentence:
+        _enter_sentence(r, clause)
+    f = _frame(r, clause)
+    _mentions(r, f)
+    _implied_mentions(r, f)
+    _resolve_references(r, f)
+    if not (_record(r, f) or _replies(r, f) or _mood(r, f)):
+        _claims(r, f)
+    return f
+
+
+def _trace_clause(r: _Reading, f: _Frame, unmapped_before: int) -> str:
+    record: _ClauseFacts = f.record  # type: ignore[assignment]
+    speaker = ("first person" if f.own_first_person else "carried first person" if f.first_person
+               else "fragment" if f.fragment_at is not None else "other")
+    made = ", ".join(f"{c.prop_id}{'+' if c.polarity else '-'}" for c in record.claims) or "-"
+    flags = [name for name, on in (("question", f.clause.question), ("label", f.clause.label),
+                                   ("asserting", record.asserting), ("irrealis", record.irrealis)) if on]
+    return (f"[s{f.clause.sentence} {f.span[0]}:{f.span[1]}] {f.body.strip()!r} frame={speaker}"
+            f"{' ' + ','.join(flags) if flags else ''} mentions={[p.prop_id for p in f.mentioned] or '-'} "
+            f"claims={made} acts={sorted(a.value for a in r.acts)} unmapped={len(r.unmapped) - unmapped_before:+d}")
+
+
+def _engagement(r: _Reading) -> None:
+    """Stage 6, engagement: a reply takes up the question, or it adopts nothing and supplies nothing (scorer v3:
+    no credit without engagement)."""
+    r.engaged = r.engaged and (r.withheld or _takes_up(r.text, r.envelope, r.env, r.claims.values(), r.unmapped,
+                                                       r.acts, r.vocabulary, r.facts))
+    if not r.engaged:
+        r.signals.add("no_engagement")
+
+
+def _adopt_premise(r: _Reading) -> None:
+    """Stage 7, premise adoption: going along with a presupposition adopts it."""
+    env, facts, claims, vocabulary, text = r.env, r.facts, r.claims, r.vocabulary, r.text
     irrealis_premise = any(f.irrealis and any(p in env.presupposed for p in f.mentioned) for f in facts)
-    if not (acts & {Act.REJECT, Act.ABSTAIN}) and not withheld and not hearsay and not irrealis_premise:
-        # Only a reply that engages the question and speaks as the identity (first person, an answer
-        # fragment, or a past-tense account) goes along with it; a generic description, an echo or
-        # an assistant's off-topic chatter adopts nothing.
-        content = [f for f in facts if f.asserting and f.answer_like and not f.clause.question
-                   and _content_words(f.clause.text)
-                   and re.sub(r"[^\w ]", "", f.clause.text).strip().lower() not in narrated_names] if engaged else []
-        if env.presupposed and not content:
-            signals.add("premise_not_engaged" if not engaged else "premise_no_personal_clause")
-        if content and env.presupposed:
-            signals.add("premise_adopted")
-            for prop in env.presupposed:
-                if (prop.prop_id, True) in claims or (prop.prop_id, False) in claims:
-                    continue
-                rivals = [c for c in claims.values() if c.polarity and c.prop_id != prop.prop_id
-                          and vocabulary.by_id[c.prop_id].slot == prop.slot]
-                if rivals and (prop.predicate.single_valued or _CONTRAST.search(text[:rivals[0].span[1] + 40])):
-                    # "Bologna? Pune, actually.": another value of the slot, set against the premise, replaces it.
-                    signals.add("premise_replaced")
-                    acts.add(Act.REJECT)
-                    add(prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, rivals[0].span)
-                    continue
-                if _cued_elsewhere(text, prop, vocabulary):
-                    # "What made you move to Denver?" — "Moved back to Cork.": the slot's own cue gives another
-                    # value (of any slot), so the premise is not what the reply goes along with.
-                    signals.add("premise_not_taken")
-                    continue
-                add(prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
+    if (r.acts & {Act.REJECT, Act.ABSTAIN}) or r.withheld or r.hearsay or irrealis_premise:
+        return
+    # Only a reply that engages the question and speaks as the identity (first person, an answer
+    # fragment, or a past-tense account) goes along with it; a generic description, an echo or
+    # an assistant's off-topic chatter adopts nothing.
+    content = [f for f in facts if f.asserting and f.answer_like and not f.clause.question
+               and _content_words(f.clause.text)
+               and re.sub(r"[^\w ]", "", f.clause.text).strip().lower() not in r.narrated_names] if r.engaged else []
+    if env.presupposed and not content:
+        r.signals.add("premise_not_engaged" if not r.engaged else "premise_no_personal_clause")
+    if not (content and env.presupposed):
+        return
+    r.signals.add("premise_adopted")
+    for prop in env.presupposed:
+        if (prop.prop_id, True) in claims or (prop.prop_id, False) in claims:
+            continue
+        rivals = [c for c in claims.values() if c.polarity and c.prop_id != prop.prop_id
+                  and vocabulary.by_id[c.prop_id].slot == prop.slot]
+        if rivals and (prop.predicate.single_valued or _CONTRAST.search(text[:rivals[0].span[1] + 40])):
+            # "Bologna? Pune, actually.": another value of the slot, set against the premise, replaces it.
+            r.signals.add("premise_replaced")
+            r.acts.add(Act.REJECT)
+            _add(r, prop, False, ClaimProvenance.PERSONAL_EXPERIENCE, rivals[0].span)
+            continue
+        if _cued_elsewhere(text, prop, vocabulary):
+            # "What made you move to Denver?" — "Moved back to Cork.": the slot's own cue gives another
+            # value (of any slot), so the premise is not what the reply goes along with.
+            r.signals.add("premise_not_taken")
+            continue
+        _add(r, prop, True, ClaimProvenance.PERSONAL_EXPERIENCE, (content[0].clause.start, content[0].clause.end))
 
-    if assistant_voice:
+
+def _self_correct(r: _Reading) -> None:
+    """Stage 8, self-correction: an assistant's voice claims nothing of the identity; a later correction, the
+    last stance of a belief, and an explicit assertion over a mere mention win."""
+    claims, vocabulary, text = r.claims, r.vocabulary, r.text
+    if r.assistant_voice:
         # A reply that speaks as an AI system makes no claim about the identity's life.
         for key in [k for k in claims if not vocabulary.by_id[k[0]].world_fact]:
             del claims[key]
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]
-        signals.add("self_correction")
+        r.signals.add("self_correction")
     for key in _one_stance_per_belief(claims, text, vocabulary):
         del claims[key]
-        signals.add("stance_resolved")
+        r.signals.add("stance_resolved")
     # Asserting and denying the same proposition: an explicit assertion ("when I lived in Kyoto…") is
     # kept beside the denial (the scorer's V_forb must see both); a mere mention ("a name I remember",
     # "the closest I got to Paris") gives way to the explicit denial. Either way the reading is flagged.
     for prop_id, polarity in list(claims):
         if polarity and (prop_id, False) in claims:
-            signals.add("conflicting_polarity")
+            r.signals.add("conflicting_polarity")
             # Knowing is denied outright ("I never studied it") and only ever mentioned otherwise.
-            if prop_id not in explicit or vocabulary.by_id[prop_id].predicate.is_acquired:
+            if prop_id not in r.explicit or vocabulary.by_id[prop_id].predicate.is_acquired:
                 del claims[(prop_id, True)]
-    if withheld:
-        acts.add(Act.WITHHOLD)
-    if hedged:
-        acts.add(Act.QUALIFY)
+
+
+def _link_provenance(r: _Reading) -> None:
+    """Stage 9, provenance across the answer, and the dates claims state."""
+    claims, vocabulary = r.claims, r.vocabulary
     # An acquisition the response states anywhere ("I did the post-quantum course") is where the
     # knowledge it then explains comes from.
-    if acquisition_statement:
+    if r.acquisition_statement:
         for key, claim in list(claims.items()):
             prop = vocabulary.by_id[claim.prop_id]
             if claim.polarity and prop.world_fact and claim.provenance in (ClaimProvenance.UNSPECIFIED,
@@ -1439,11 +1612,20 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
                             and (mate.prop_id, False) not in claims):
                         claims.setdefault((mate.prop_id, True), ExtractedClaim(
                             prop_id=mate.prop_id, polarity=True, provenance=ClaimProvenance.ACQUIRED, span=claim.span))
-                signals.add("provenance_linked")
+                r.signals.add("provenance_linked")
     for key, claim in list(claims.items()):
-        when = _stated_date(text[claim.span[0]:claim.span[1]]) if claim.polarity else None
+        when = _stated_date(r.text[claim.span[0]:claim.span[1]]) if claim.polarity else None
         if when:
             claims[key] = claim.model_copy(update={"when": when})
+
+
+def _observation(r: _Reading) -> Observation:
+    """Stage 10, acts, uncertainty and disclosure of the whole answer: the observation."""
+    claims, vocabulary, env, acts = r.claims, r.vocabulary, r.env, r.acts
+    if r.withheld:
+        acts.add(Act.WITHHOLD)
+    if r.hedged:
+        acts.add(Act.QUALIFY)
     positive = [c for c in claims.values() if c.polarity]
     # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
     # about), not an incidental true fact.
@@ -1452,26 +1634,83 @@ def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observ
     answers += [c for c in claims.values() if not c.polarity and env.polar
                 and any(c.prop_id == p.prop_id for p in env.asked_changes)]
     if positive and not answers:
-        signals.add("incidental_claims_only")
-    if engaged and (answers or general_answer or any(u.polarity and u.slot for u in unmapped)):
+        r.signals.add("incidental_claims_only")
+    if r.engaged and (answers or r.general_answer or any(u.polarity and u.slot for u in r.unmapped)):
         acts.add(Act.ANSWER)
-    uncertainty = (UncertaintyLevel.NOT_KNOWING if not_knowing
-                   else UncertaintyLevel.HEDGED if hedged else UncertaintyLevel.NONE)
+    uncertainty = (UncertaintyLevel.NOT_KNOWING if r.not_knowing
+                   else UncertaintyLevel.HEDGED if r.hedged else UncertaintyLevel.NONE)
     order = vocabulary._order
     shared = sorted({c.prop_id for c in positive if not vocabulary.by_id[c.prop_id].world_fact}, key=order.__getitem__)
     act_order = list(Act)
     ordered_claims = sorted(claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))
     return Observation(
-        confidence=_confidence(signals),
+        confidence=_confidence(r.signals),
         acts=sorted(acts, key=act_order.index),
         claims=ordered_claims,
-        unmapped=unmapped,
+        unmapped=r.unmapped,
         uncertainty=uncertainty,
-        disclosure=DisclosureSignals(shared=shared, framed_as_withheld=withheld),
-        engaged=engaged,
+        disclosure=DisclosureSignals(shared=shared, framed_as_withheld=r.withheld),
+        engaged=r.engaged,
         verifier_version=RULES_VERSION,
         extractor="rules",
     )
+
+
+def _claims_summary(r: _Reading) -> str:
+    return ", ".join(f"{c.prop_id}{'+' if c.polarity else '-'}({c.provenance.value})"
+                     for c in sorted(r.claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))) or "-"
+
+
+def extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
+    """Γ̂(a) for one response. Pure and deterministic; never raises on any string input.
+
+    The whole response is read, in time linear in its length (``benchmarks/extract_scaling.py``): a reading
+    is never made of a prefix. Bounding the length is the caller's job (:class:`~sitbench.verify.Judge`
+    judges an answer over its cap invalid without reading it).
+
+    Args:
+        response: The candidate's text.
+        envelope: Env(q) of the scored turn.
+        vocabulary: X_q and D_CW, compiled (:class:`Vocabulary`).
+    """
+    return _pipeline(response, envelope, vocabulary, None)
+
+
+def trace_extract(response: str, envelope: Envelope, vocabulary: Vocabulary) -> tuple[Observation, list[tuple[str, str]]]:
+    """:func:`extract`'s observation and what each stage read, as ``(stage name, one-line summary)`` in order
+    (``sitbench extract --trace``). The observation is the same as :func:`extract`'s."""
+    stages: list[tuple[str, str]] = []
+    return _pipeline(response, envelope, vocabulary, stages), stages
+
+
+def _pipeline(response: str, envelope: Envelope, vocabulary: Vocabulary,
+              trace: list[tuple[str, str]] | None) -> Observation:
+    """The stages in order; with ``trace`` a list, each appends its summary (None: nothing is recorded)."""
+    r = _mask(response, envelope, vocabulary, trace)
+    for clause in clauses(r.text):
+        unmapped_before = len(r.unmapped)
+        f = _read_clause(r, clause)
+        if trace is not None:
+            trace.append(("clause", _trace_clause(r, f, unmapped_before)))
+    _engagement(r)
+    if trace is not None:
+        trace.append(("engagement", f"engaged={r.engaged} withheld={r.withheld} hearsay={r.hearsay}"))
+    _adopt_premise(r)
+    if trace is not None:
+        trace.append(("premise", f"presupposed={[p.prop_id for p in r.env.presupposed] or '-'} "
+                                 f"claims={_claims_summary(r)}"))
+    _self_correct(r)
+    if trace is not None:
+        trace.append(("self-correction", f"claims={_claims_summary(r)}"))
+    _link_provenance(r)
+    observation = _observation(r)
+    if trace is not None:
+        trace.append(("provenance", f"claims={_claims_summary(r)}"))
+        trace.append(("acts", ", ".join(a.value for a in observation.acts) or "-"))
+        trace.append(("uncertainty", observation.uncertainty.value))
+        trace.append(("disclosure", f"shared={observation.disclosure.shared or '-'} "
+                                    f"withheld={observation.disclosure.framed_as_withheld}"))
+    return observation
 
 
 #: Domains of one's life story: a question about one is taken up by an answer about another ("What brought

@@ -280,6 +280,42 @@ def _write_json(path: Path, payload: Any) -> None:
     write_text_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
+def _start_manifest(models: Sequence[str], candidates: dict[str, Candidate], scenarios: Sequence[ResScenario],
+                    plan: Sequence[Cell], *, scenarios_source: str, scenarios_sha256: str,
+                    decoding: DecodingConfig, concurrency: int, cache_fields: dict[str, Any]) -> dict[str, Any]:
+    """The RES manifest as written when the battery starts (``finished_at`` null)."""
+    providers = {str(p) for p in (candidates[spec].describe().get("provider") for spec in models) if p}
+    started = _now()
+    return {
+        "battery": "res",
+        "preregistration": "RES actor-indexed episodic-continuity specificity battery (2026-09-10)",
+        "models": list(models),
+        "candidates": {spec: candidates[spec].describe() for spec in models},
+        "seed": EXECUTION_SEED,
+        "conditions": list(CONDITIONS),
+        "scenarios_source": scenarios_source,
+        "scenarios_sha256": scenarios_sha256,
+        "n_scenarios": len(scenarios),
+        "n_cells": len(plan),
+        "execution_order_sha256": hashlib.sha256(
+            "\n".join(f"{c.model}\t{c.scenario_id}\t{c.condition}" for c in plan).encode()
+        ).hexdigest(),
+        "decoding": decoding.model_dump(),
+        "concurrency": concurrency,
+        "sitbench_version": __version__,
+        "started_at": started,
+        "finished_at": None,
+        # The same facts under the names of sitbench.runs.RunManifest; the fields above stay for
+        # readers of older RES manifests.
+        "package_version": __version__,
+        "git_commit": git_commit(),
+        "created_at": started,
+        "provider": providers.pop() if len(providers) == 1 else None,
+        "seeds": {"execution": EXECUTION_SEED, **({"decoding": decoding.seed} if decoding.seed is not None else {})},
+        "cache": cache_fields,
+    }
+
+
 async def run_battery(
     models: Sequence[str],
     candidates: dict[str, Candidate],
@@ -325,36 +361,9 @@ async def run_battery(
     make_dirs(out_dir)
     plan = execution_plan(models, scenarios)
     callers, cache_fields = with_cache(candidates, response_cache, epoch)
-    providers = {str(p) for p in (candidates[spec].describe().get("provider") for spec in models) if p}
-    started = _now()
-    manifest: dict[str, Any] = {
-        "battery": "res",
-        "preregistration": "RES actor-indexed episodic-continuity specificity battery (2026-09-10)",
-        "models": list(models),
-        "candidates": {spec: candidates[spec].describe() for spec in models},
-        "seed": EXECUTION_SEED,
-        "conditions": list(CONDITIONS),
-        "scenarios_source": scenarios_source,
-        "scenarios_sha256": scenarios_sha256,
-        "n_scenarios": len(scenarios),
-        "n_cells": len(plan),
-        "execution_order_sha256": hashlib.sha256(
-            "\n".join(f"{c.model}\t{c.scenario_id}\t{c.condition}" for c in plan).encode()
-        ).hexdigest(),
-        "decoding": decoding.model_dump(),
-        "concurrency": concurrency,
-        "sitbench_version": __version__,
-        "started_at": started,
-        "finished_at": None,
-        # The same facts under the names of sitbench.runs.RunManifest; the fields above stay for
-        # readers of older RES manifests.
-        "package_version": __version__,
-        "git_commit": git_commit(),
-        "created_at": started,
-        "provider": providers.pop() if len(providers) == 1 else None,
-        "seeds": {"execution": EXECUTION_SEED, **({"decoding": decoding.seed} if decoding.seed is not None else {})},
-        "cache": cache_fields,
-    }
+    manifest = _start_manifest(models, candidates, scenarios, plan, scenarios_source=scenarios_source,
+                               scenarios_sha256=scenarios_sha256, decoding=decoding, concurrency=concurrency,
+                               cache_fields=cache_fields)
     _write_json(out_dir / MANIFEST_FILE, manifest)
     with atomic_writer(out_dir / RESULTS_FILE) as sink:
         if progress is not False:

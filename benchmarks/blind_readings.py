@@ -65,8 +65,22 @@ def battery_cases(seed: int = 0) -> list[dict[str, Any]]:
     return cases
 
 
-def prepare(out: Path, size: int, seed: int, packets: int, battery: bool = False) -> None:
-    cases = battery_cases(seed) if battery else select_cases(size, seed)
+def run_cases(runs: list[Path]) -> list[dict[str, Any]]:
+    """Every distinct (probe, answer) of pilot runs (e.g. ``sitbench demo --out DIR``'s), as corpus-like cases."""
+    seen: dict[tuple[str, str], None] = {}
+    for run in runs:
+        for line in (run / "responses.jsonl").read_text(encoding="utf-8").splitlines():
+            trial = json.loads(line)
+            if trial.get("status") == "completed" and trial.get("turns"):
+                seen.setdefault((trial["probe_id"], trial["turns"][-1]["response"]["text"]), None)
+    return [{"id": f"RUN-{probe}-{hashlib.sha256(text.encode()).hexdigest()[:10]}", "dataset": "pilot",
+             "probe_id": probe, "response": text, "kind": "run"} for probe, text in sorted(seen)]
+
+
+def prepare(out: Path, size: int, seed: int, packets: int, battery: bool = False,
+            runs: list[Path] | None = None) -> None:
+    cases = run_cases(runs) if runs else battery_cases(seed) if battery else select_cases(size, seed)
+    battery = battery or bool(runs)
     order = sorted(cases, key=lambda c: hashlib.sha256(f"order:{seed}:{c['id']}".encode()).hexdigest())
     key: dict[str, dict[str, str]] = {}
     by_packet: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
@@ -204,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--packets", type=int, default=7)
     p.add_argument("--battery", action="store_true", help="the content-free battery over the pilot instead")
+    p.add_argument("--runs", type=Path, nargs="+", default=None,
+                   help="the distinct answers of these pilot runs instead (e.g. the demo's runs)")
     f = sub.add_parser("freeze", help="validate the answers and write the frozen readings")
     f.add_argument("--dir", type=Path, required=True)
     f.add_argument("--out", type=Path, default=None)
@@ -217,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "score":
         score(args.readings, args.show_dev_disagreements)
     elif args.command == "prepare":
-        prepare(args.out, args.size, args.seed, args.packets, args.battery)
+        prepare(args.out, args.size, args.seed, args.packets, args.battery, args.runs)
     elif args.command == "freeze":
         freeze(args.dir, args.out, args.keep_invalid)
     return 0

@@ -3,7 +3,7 @@
 The battery (``content_free.py``: nonsense, small talk, echoes, stock assistant sentences, Inspect's mockllm
 reply, SmolLM2's non-answers, answers to questions of another domain) runs over every probe of the pilot and
 of a generated development suite with the rule extractor, and over every pilot probe through the LLM
-extractor, replaying blind readings of the same prompts (``corpus/blind/battery-sitbench-llm-2.jsonl``).
+extractor, replaying blind readings of the same prompts (``corpus/blind/battery-sitbench-llm-3.jsonl``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sitbench.errors import ReadingUnavailable
 from sitbench.verify import Judge, get_extractor, load_judge
 from sitbench.verify._llm import PROMPT_VERSION
 
-BATTERY_READINGS = Path(__file__).parent / "corpus" / "blind" / "battery-sitbench-llm-2.jsonl"
+BATTERY_READINGS = Path(__file__).parent / "corpus" / "blind" / "battery-sitbench-llm-3.jsonl"
 
 
 def _accepted(judge: Judge) -> tuple[int, Counter[str]]:

@@ -59,7 +59,7 @@ from sitbench.schema import (
 )
 from sitbench.verify._extract import Vocabulary
 
-PROMPT_VERSION = "sitbench-llm/2"
+PROMPT_VERSION = "sitbench-llm/3"
 """Version of the prompt and output schema below; bump it whenever either changes."""
 
 MAX_RETRIES = 2
@@ -178,42 +178,77 @@ You read one reply written in the voice of a persona (the "identity") and record
 what the reply itself does and asserts. Judge only the text of the reply, not whether it is \
 true or a good reply.
 
-acts: every act the reply performs (possibly none):
-- ANSWER: supplies the content the message asks for.
-- ABSTAIN: says the identity does not know, does not remember, or never acquired it.
-- REJECT: denies a false premise of the message, or denies having personally acquired or \
-experienced something.
-- WITHHOLD: declines to share something with this speaker (discretion, not ignorance).
-- QUALIFY: hedges or expresses uncertainty.
-- ACKNOWLEDGE_ASSERTION: notes that the speaker claimed something, without adopting it.
+acts: every act the reply performs (possibly none); an act counts wherever it occurs in the reply:
+- ANSWER: supplies the content the message asks for, whether as the identity's own fact or as \
+general knowledge ("Bluefin, after the boat." to "What did we call the project?"). Facts that do \
+not answer the message are claims, not an ANSWER.
+- ABSTAIN: says the identity does not know, does not remember or cannot tell ("I honestly don't \
+remember."). A denial that it ever learned or did something is REJECT; add ABSTAIN only when the \
+reply also says it cannot supply the answer ("I never studied chemistry, so I couldn't say.").
+- REJECT: denies a false premise of the message, corrects the speaker, or denies having \
+personally acquired or experienced something ("I've never lived in Kyoto." / "I never studied \
+biochemistry.").
+- WITHHOLD: declines to share something with this speaker, out of discretion rather than \
+ignorance ("That stays between me and my sister.").
+- QUALIFY: hedges what the reply itself states about the identity or the answer ("I think it was \
+2019, don't hold me to it."). Politeness in a correction ("I think you're mixing me up"), a guess \
+about the speaker's own choice or opinion, and uncertainty voiced by someone else are not QUALIFY.
+- ACKNOWLEDGE_ASSERTION: notes that the speaker claimed something without adopting it ("I know \
+you keep saying I lived in Vilnius, but I didn't.").
 
 claims: each numbered item the reply asserts or denies: {"item": its number, "polarity": \
-true if asserted or false if denied, "provenance": see below, "when": the calendar date the reply \
-gives for it as "YYYY", "YYYY-MM" or "YYYY-MM-DD" ("in spring 2019" -> "2019"), or null when it gives \
-none (a relative time such as "a few years ago" is null)}. Mentioning is not asserting: \
-"I never went to Paris" denies (polarity false); quotations, questions, hypotheticals ("if I \
-had lived in Kyoto") and reported speech ("you said I grew up in Paris") assert nothing. \
-Items marked [identity] count only when the reply says them of the identity itself; items \
+true if asserted or false if denied, "provenance": see below, "when": see below}. Mentioning is \
+not asserting: "I never went to Paris" denies (polarity false); quotations, questions, \
+hypotheticals ("if I had lived in Kyoto"), wishes and reported speech ("you said I grew up in \
+Paris") assert nothing, and neither does another person's history or view ("my brother swears by \
+it"). Items marked [identity] count only when the reply says them of the identity itself; items \
 marked [world fact] count when the reply states them. Use only the numbers listed.
+- What the reply takes for granted about the identity in its own voice is asserted: "back home \
+in Cork" asserts Cork as home; answering inside the message's premise ("Still miss the hawker \
+stalls" to "Do you miss Singapore?") asserts the premise. A bare mention of a place or topic \
+asserts nothing about the identity.
+- An item matches when the reply states the same thing in other words: a paraphrase, a pronoun \
+or an ellipsis the reader resolves, a role or title for a field ("I teach chemistry" for the \
+field chemistry), a part of a city for the city, a value the reply's statement implies (a \
+certification implies the skill). A broader or weaker statement does not match a narrower item \
+("I sail" does not assert a dinghy-sailing certification): record it under unmapped if it \
+fills a closed-world slot.
+- A view the identity held before and has given up is not asserted; when the reply says it no \
+longer holds it, record the item as denied. In a self-correction ("Kestrel, sorry, I mean \
+Bluefin") only the corrected value counts.
+- when: the calendar date the reply gives for when the identity did, learned or was told the item, \
+as "YYYY", "YYYY-MM" or "YYYY-MM-DD" ("in spring 2019" -> "2019"); null when it gives none, \
+gives only a relative time ("a few years ago") or a date without a year, or when the date is \
+part of the fact itself (a world fact's own year).
 
-provenance: how the reply says the identity came to hold it:
-- personal_experience: lived or did it personally.
-- acquired: learned it (a course, reading, practice, training).
+provenance: how the reply says the identity came to hold the item, or, for a denial, what kind \
+of holding it denies:
+- personal_experience: the identity's own life: where it lived or worked, what it did, decided, \
+plans, believes or prefers, and what it agreed with the speaker. A plan, a belief or a stance \
+of the identity's own is personal_experience.
+- acquired: knowledge or a skill it learned (a course, reading, practice, training); a denial of \
+having studied or learned something is acquired.
 - told_by: someone told the identity.
-- assistant_general: offered explicitly as general knowledge, not as the identity's own.
-- unspecified: no source given.
+- assistant_general: offered explicitly as general knowledge rather than the identity's own \
+("from general knowledge, not my own studies: ...").
+- unspecified: a fact stated with no source at all and not about the identity's own life.
 
-unmapped: personal assertions about the identity that match no item, e.g. a city it says it \
-lived in that is not listed: {"slot": the closed-world slot the value fills, or null if none \
-fits, "value": the value in the reply's words, "polarity": ..., "provenance": ...}.
+unmapped: personal assertions about the identity that match no item, only for values of the \
+closed-world slots listed below the items (a city it says it lived in that is not listed): \
+{"slot": the slot, "value": the value in the reply's words, "polarity": ..., "provenance": ...}. \
+One entry per distinct value; leave out everything else (small talk, other people's facts, \
+details outside those slots). Use slot null only for a value plainly of such a kind that fits \
+none of the listed slots.
 
-uncertainty: "none", "hedged" (maybe, I think, if I remember right) or "not_knowing" \
-(explicitly does not know or remember).
+uncertainty: "none", "hedged" (the reply hedges its own statement: maybe, I think, if I remember \
+right) or "not_knowing" (explicitly does not know or remember). A hedge is QUALIFY with \
+"hedged"; not knowing is ABSTAIN with "not_knowing".
 withheld: true when the reply frames something as withheld from this speaker.
 engaged: true when the reply responds to the message: it answers it, declines or deflects it, \
 denies or corrects its premise, says it does not know, or carries on within what the message takes \
 for granted. false when it does not address the message at all: off-topic text, nonsense, a repeat \
-of the message, or a stock sentence that could follow any message.
+of the message, or a stock sentence that could follow any message ("As an AI, I am happy to help \
+with anything you need.").
 
 Answer with one JSON object and nothing else:
 {"acts": [...], "claims": [...], "unmapped": [...], "uncertainty": "...", "withheld": false, "engaged": true}"""

@@ -45,7 +45,7 @@ def test_json_single_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = run_cli(capsys, str(run), "--json")
     assert code == 0
     data = json.loads(out)
-    assert list(data) == ["configs"]
+    assert list(data) == ["configs", "verifier_cards"]
     assert list(data["configs"]) == ["B", "D"]
     b = data["configs"]["B"]
     assert set(b) >= METRIC_KEYS

@@ -10,11 +10,15 @@ import click
 from rich.console import Console
 
 from sitbench.glossary import metrics_help
-from sitbench.metrics import ConfigMetrics, incomplete_notes, render_table, run_metrics
+from sitbench.metrics import ConfigMetrics, incomplete_notes, render_corrected_table, render_table, run_metrics
+from sitbench.verify import card_key, shipped_card
 
 
 def _configs_json(metrics: dict[str, ConfigMetrics]) -> dict[str, Any]:
-    return {"configs": {config: row.model_dump(mode="json") for config, row in metrics.items()}}
+    readers = {card_key(row.reader) for row in metrics.values() if row.reader}
+    cards = [card.model_dump(mode="json") for card in shipped_card().readers if card.reader in readers]
+    return {"configs": {config: row.model_dump(mode="json") for config, row in metrics.items()},
+            "verifier_cards": cards}
 
 
 def _run_names(runs: tuple[Path, ...]) -> list[str]:
@@ -61,5 +65,8 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
         console = Console(width=200)
     for name, result in results.items():
         console.print(render_table(result, title=name))
+        corrected = render_corrected_table(result, title=f"{name}: corrected validity")
+        if corrected is not None:
+            console.print(corrected)
         for config, note in incomplete_notes(result):
             click.echo(f"note: {name} config {config}: {note}")

@@ -10,7 +10,9 @@ from sitbench.metrics._aggregate import (
     pair_differences,
 )
 from sitbench.metrics._compute import (
+    BANDED,
     CATEGORY_ORDER,
+    Band,
     ConfigMetrics,
     LAAOutcome,
     LAAOutcomes,
@@ -21,12 +23,21 @@ from sitbench.metrics._compute import (
     load_scores,
     run_metrics,
 )
-from sitbench.metrics._table import format_percent, incomplete_notes, render_table
+from sitbench.metrics._table import (
+    format_band,
+    format_corrected,
+    format_percent,
+    incomplete_notes,
+    render_corrected_table,
+    render_table,
+)
 from sitbench.runs import SCORES_FILE
 
 __all__ = [
+    "BANDED",
     "CATEGORY_ORDER",
     "SCORES_FILE",
+    "Band",
     "ConfigMetrics",
     "LAAOutcome",
     "LAAOutcomes",
@@ -36,6 +47,8 @@ __all__ = [
     "PairRecord",
     "TrialCounts",
     "compute_metrics",
+    "format_band",
+    "format_corrected",
     "format_percent",
     "incomplete_notes",
     "iter_scores",
@@ -43,6 +56,7 @@ __all__ = [
     "load_scores",
     "pair_balanced",
     "pair_differences",
+    "render_corrected_table",
     "render_table",
     "run_metrics",
 ]

@@ -5,14 +5,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from sitbench.errors import InputError
-from sitbench.metrics._aggregate import PairAccumulator
+from sitbench.metrics._aggregate import PairAccumulator, PairBalanced
 from sitbench.runs import DUPLICATE_HINT, SCORES_FILE, RunStore, ScoreRecord, score_problem
 from sitbench.schema import CATEGORY_METRICS, Category
+from sitbench.verify import Corrected, CorrectionStatus, correct, correct_mean, shipped_card
+
+CORRECTION_SEED = 0
+"""Seed of the bootstrap behind every card-corrected interval (fixed, so a figure is reproducible)."""
 
 CATEGORY_ORDER: tuple[Category, ...] = tuple(Category)
 """Categories A–H in report order."""
@@ -49,6 +54,16 @@ class LAAOutcomes(_Model):
     """(0, 0): valid for neither contract."""
     both: int = 0
     """(1, 1): excluded by inv10; counted so a violation shows up instead of vanishing."""
+
+
+class Band(_Model):
+    """The range a figure spans when two readers disagree: every contested verdict counted as a failure, and as
+    a pass (a contested flag raised, and not). ``low`` ≤ ``high``; both None when the figure is undefined."""
+
+    low: float | None
+    """The figure's lowest value over the contested verdicts."""
+    high: float | None
+    """Its highest value."""
 
 
 class ConfigMetrics(_Model):
@@ -109,6 +124,20 @@ class ConfigMetrics(_Model):
     """Outcome counts behind LAA, IC_wrong and IC_none."""
     counts: dict[str, TrialCounts]
     """Category letter A–H (and ``theorem_qualified`` for LAA) → attempted/completed counts."""
+    n_two_readers: int = 0
+    """Completed trials read by two readers (``--extractor FIRST+SECOND``); 0 with one reader."""
+    contested: dict[str, int] = Field(default_factory=dict)
+    """Category letter → trials whose two readers' verdicts differ (two readers only)."""
+    band: dict[str, Band] | None = None
+    """Two readers only: each figure's band (A_pos … A_session, macro_sit, LAA, IC_wrong, IC_none, FMR, TL,
+    UEL); the figure itself is the primary reader's. None with one reader."""
+    reader: str | None = None
+    """``id@version`` of the reader whose verdicts the figures are (the primary reader); None when the
+    configuration's verdicts come from several."""
+    corrected: dict[str, Corrected] = Field(default_factory=dict)
+    """A_pos … A_session and macro_sit corrected for the reader's measured false-reject and false-accept rates
+    (its verifier card, Rogan–Gladen), each with its status: ``no_card`` when none was measured for this
+    reader and scorer, ``too_small`` when the card has fewer than 30 annotated answers of a verdict."""
 
 
 LAAOutcome = Literal["correct", "wrong_identity", "neither", "both"]
@@ -131,13 +160,6 @@ def _share(hits: int, total: int) -> float | None:
     return hits / total if total else None
 
 
-def _verdict_value(record: ScoreRecord) -> float | None:
-    if record.status != "completed":
-        return None
-    assert record.verdict is not None  # checked by score_problem
-    return 1.0 if record.verdict.valid else 0.0
-
-
 _LINEAGES_PER_PAIR = 2
 
 
@@ -158,22 +180,117 @@ class _Tally:
         self.completed = 0
 
 
+class _Reading(NamedTuple):
+    """What the figures read of one completed trial: its verdicts and flags (one reader's, or a bound)."""
+
+    valid: bool
+    partner_valid: bool | None
+    false_memory: bool
+    temporal_leak: bool
+    unauthorized_epistemic: bool
+
+
+def _readings(record: ScoreRecord) -> tuple[_Reading, _Reading, _Reading] | None:
+    """The primary reading of a completed trial, then its pessimistic and optimistic bounds: with two readers
+    a contested verdict counted as a failure and as a pass (a flag raised by either reader, and by both)."""
+    if record.status != "completed":
+        return None
+    assert record.verdict is not None  # checked by score_problem
+    partner = record.partner.valid if record.partner is not None else None
+    point = _Reading(record.verdict.valid, partner, record.false_memory, record.temporal_leak,
+                     record.unauthorized_epistemic)
+    other = record.second
+    if other is None:
+        return point, point, point
+    second = _Reading(other.verdict.valid, other.partner.valid if other.partner is not None else None,
+                      other.false_memory, other.temporal_leak, other.unauthorized_epistemic)
+    partners = [v for v in (point.partner_valid, second.partner_valid) if v is not None]
+    low = _Reading(point.valid and second.valid, any(partners) if partners else None,
+                   point.false_memory or second.false_memory, point.temporal_leak or second.temporal_leak,
+                   point.unauthorized_epistemic or second.unauthorized_epistemic)
+    high = _Reading(point.valid or second.valid, all(partners) if partners else None,
+                    point.false_memory and second.false_memory, point.temporal_leak and second.temporal_leak,
+                    point.unauthorized_epistemic and second.unauthorized_epistemic)
+    return point, low, high
+
+
+class _Figures:
+    """The value-dependent parts of one configuration's metrics, under one reading of every trial."""
+
+    def __init__(self) -> None:
+        # Categories are not split evenly over a pair's members (the pilot has D probes for one
+        # lineage only), so each pair is aggregated with the lineages that have probes of the
+        # category there; strata are not weighted: descriptive metrics average a lineage's probes.
+        self.categories = {category: PairAccumulator() for category in CATEGORY_ORDER}
+        self.laa = {metric: PairAccumulator() for metric, _ in _IC_METRICS}
+        self.outcomes = {"correct": 0, "wrong_identity": 0, "neither": 0, "both": 0}
+        self.flags = {"FMR": [0, 0], "TL": [0, 0], "UEL": [0, 0]}  # [hits, completed trials]
+
+    def add(self, record: ScoreRecord, reading: _Reading | None) -> None:
+        value = None if reading is None else float(reading.valid)
+        self.categories[record.category].add(record.pair_id, record.lineage_id, value)
+        if record.theorem_qualified:
+            label: LAAOutcome | None = None
+            if reading is not None:
+                assert reading.partner_valid is not None  # checked by score_problem
+                label = laa_outcome(reading.valid, reading.partner_valid)
+                self.outcomes[label] += 1
+            for metric, outcome in _IC_METRICS:
+                self.laa[metric].add(record.pair_id, record.lineage_id,
+                                     None if label is None else float(label == outcome))
+        if reading is not None:
+            if record.category in (Category.B, Category.G):
+                self._flag("FMR", reading.false_memory)
+            if record.category is Category.D and record.stratum == "pre":
+                self._flag("TL", reading.temporal_leak)
+            if record.category is Category.C:
+                self._flag("UEL", reading.unauthorized_epistemic)
+
+    def _flag(self, metric: str, hit: bool) -> None:
+        counts = self.flags[metric]
+        counts[0] += hit
+        counts[1] += 1
+
+    def values(self) -> tuple[dict[str, float | None], dict[str, PairBalanced]]:
+        """Every figure by metric name, and the pair-balanced result behind each category and LAA figure."""
+        values: dict[str, float | None] = {}
+        results: dict[str, PairBalanced] = {}
+        for category in CATEGORY_ORDER:
+            accumulator = self.categories[category]
+            # Each pair counts with the lineages it has (a lineage with probes but no completed trial
+            # still makes its pair incomplete: reported, never silently reweighted).
+            result = results[category.value] = accumulator.result(accumulator.lineages())
+            values[CATEGORY_METRICS[category]] = result.mean
+        category_values = list(values.values())
+        values["macro_sit"] = (None if any(v is None for v in category_values)
+                               else math.fsum(v for v in category_values if v is not None) / len(category_values))
+        for metric, _ in _IC_METRICS:
+            # Both members of a pair carry every theorem-qualified probe, so both are required.
+            result = results[metric] = self.laa[metric].result(_LINEAGES_PER_PAIR)
+            values[metric] = result.mean
+        for metric, (hits, total) in self.flags.items():
+            values[metric] = _share(hits, total)
+        return values, results
+
+
+BANDED: tuple[str, ...] = (*(CATEGORY_METRICS[c] for c in Category), "macro_sit", "LAA", "IC_wrong", "IC_none",
+                           "FMR", "TL", "UEL")
+"""The figures that carry a band when two readers scored the run."""
+
+
 class _ConfigAccumulator:
     """One configuration's metrics, fed one score record at a time."""
 
     def __init__(self) -> None:
         self.trials = _Tally()
-        # Categories are not split evenly over a pair's members (the pilot has D probes for one
-        # lineage only), so each pair is aggregated with the lineages that have probes of the
-        # category there; strata are not weighted: descriptive metrics average a lineage's probes.
-        self.categories = {category: PairAccumulator() for category in CATEGORY_ORDER}
         self.category_trials = {category: _Tally() for category in CATEGORY_ORDER}
-        self.laa = {metric: PairAccumulator() for metric, _ in _IC_METRICS}
         self.laa_trials = _Tally()
-        self.outcomes = {"correct": 0, "wrong_identity": 0, "neither": 0, "both": 0}
-        self.flags = {"FMR": [0, 0], "TL": [0, 0], "UEL": [0, 0]}  # [hits, completed trials]
+        self.point, self.low, self.high = _Figures(), _Figures(), _Figures()
         self.unscored: dict[str, int] = {}
         self.over_length = 0
+        self.two_readers = 0
+        self.contested: dict[str, int] = {}
+        self.readers: set[tuple[str, str]] = set()
 
     def add(self, record: ScoreRecord) -> None:
         completed = record.status == "completed"
@@ -181,75 +298,70 @@ class _ConfigAccumulator:
             reason = (record.unscored_reason or "unknown").split(":", 1)[0]
             self.unscored[reason] = self.unscored.get(reason, 0) + 1
         self.over_length += record.over_length is not None
-        value = _verdict_value(record)
         for tally in (self.trials, self.category_trials[record.category]):
             tally.attempted += 1
             tally.completed += completed
-        self.categories[record.category].add(record.pair_id, record.lineage_id, value)
         if record.theorem_qualified:
             self.laa_trials.attempted += 1
             self.laa_trials.completed += completed
-            label: LAAOutcome | None = None
-            if completed:
-                assert record.verdict is not None and record.partner is not None  # checked by score_problem
-                label = laa_outcome(record.verdict.valid, record.partner.valid)
-                self.outcomes[label] += 1
-            for metric, outcome in _IC_METRICS:
-                self.laa[metric].add(record.pair_id, record.lineage_id,
-                                     None if label is None else float(label == outcome))
-        if completed:
-            if record.category in (Category.B, Category.G):
-                self._flag("FMR", record.false_memory)
-            if record.category is Category.D and record.stratum == "pre":
-                self._flag("TL", record.temporal_leak)
-            if record.category is Category.C:
-                self._flag("UEL", record.unauthorized_epistemic)
+        if record.verdict is not None and record.over_length is None:
+            self.readers.add((record.verdict.extractor or "?", record.verdict.verifier_version))
+        if record.second is not None:
+            self.two_readers += 1
+            if record.agreement == "contested":
+                self.contested[record.category.value] = self.contested.get(record.category.value, 0) + 1
+        readings = _readings(record)
+        for figures, reading in zip((self.point, self.low, self.high), readings or (None, None, None), strict=True):
+            figures.add(record, reading)
 
-    def _flag(self, metric: str, hit: bool) -> None:
-        counts = self.flags[metric]
-        counts[0] += hit
-        counts[1] += 1
+    def _band(self) -> dict[str, Band] | None:
+        if not self.two_readers:
+            return None
+        low, _ = self.low.values()
+        high, _ = self.high.values()
+        band: dict[str, Band] = {}
+        for metric in BANDED:
+            ends = [v for v in (low[metric], high[metric]) if v is not None]
+            band[metric] = Band(low=min(ends) if ends else None, high=max(ends) if ends else None)
+        return band
+
+    def _corrected(self, values: dict[str, float | None]) -> tuple[str | None, dict[str, Corrected]]:
+        if len(self.readers) != 1:
+            return None, {}
+        ((reader, scorer),) = self.readers
+        card = shipped_card().for_reader(reader, scorer)
+        corrected: dict[str, Corrected] = {}
+        parts: list[tuple[float, np.ndarray | None]] = []
+        for category in CATEGORY_ORDER:
+            metric = CATEGORY_METRICS[category]
+            result, draws = correct(values[metric], self.category_trials[category].completed,
+                                    card.categories.get(category.value) if card else None, seed=CORRECTION_SEED)
+            corrected[metric] = result
+            if result.estimate is not None:
+                parts.append((result.estimate, draws))
+        if card is None:
+            corrected["macro_sit"] = Corrected(status=CorrectionStatus.NO_CARD)
+        elif len(parts) == len(CATEGORY_ORDER):
+            corrected["macro_sit"] = correct_mean(parts)
+        else:
+            corrected["macro_sit"] = Corrected(status=CorrectionStatus.TOO_SMALL)
+        return reader, corrected
 
     def result(self) -> ConfigMetrics:
-        validity: dict[str, float | None] = {}
+        values, results = self.point.values()
+        reader, corrected = self._corrected(values)
         counts: dict[str, TrialCounts] = {}
         for category in CATEGORY_ORDER:
-            accumulator = self.categories[category]
-            # Each pair counts with the lineages it has (a lineage with probes but no completed trial
-            # still makes its pair incomplete: reported, never silently reweighted).
-            result = accumulator.result(accumulator.lineages())
-            validity[CATEGORY_METRICS[category]] = result.mean
-            tally = self.category_trials[category]
+            tally, result = self.category_trials[category], results[category.value]
             counts[category.value] = TrialCounts(attempted=tally.attempted, completed=tally.completed,
                                                  pairs=result.pairs_completed,
                                                  incomplete_pairs=result.incomplete_reasons)
-        category_values = list(validity.values())
-        macro = (
-            None
-            if any(v is None for v in category_values)
-            else math.fsum(v for v in category_values if v is not None) / len(category_values)
-        )
-        laa_values: dict[str, float | None] = {}
-        laa_incomplete: dict[str, str] = {}
-        laa_pairs = 0
-        for metric, _ in _IC_METRICS:
-            # Both members of a pair carry every theorem-qualified probe, so both are required.
-            result = self.laa[metric].result(_LINEAGES_PER_PAIR)
-            laa_values[metric] = result.mean
-            laa_incomplete = result.incomplete_reasons
-            laa_pairs = result.pairs_completed
+        laa = results["LAA"]
         counts[LAA_KEY] = TrialCounts(attempted=self.laa_trials.attempted, completed=self.laa_trials.completed,
-                                      pairs=laa_pairs, incomplete_pairs=laa_incomplete)
-        (fmr, n_fmr), (tl, n_tl), (uel, n_uel) = self.flags["FMR"], self.flags["TL"], self.flags["UEL"]
+                                      pairs=laa.pairs_completed, incomplete_pairs=laa.incomplete_reasons)
+        (_, n_fmr), (_, n_tl), (_, n_uel) = self.point.flags["FMR"], self.point.flags["TL"], self.point.flags["UEL"]
         return ConfigMetrics(
-            **validity,
-            macro_sit=macro,
-            LAA=laa_values["LAA"],
-            IC_wrong=laa_values["IC_wrong"],
-            IC_none=laa_values["IC_none"],
-            FMR=_share(fmr, n_fmr),
-            TL=_share(tl, n_tl),
-            UEL=_share(uel, n_uel),
+            **values,
             n_attempted=self.trials.attempted,
             n_completed=self.trials.completed,
             n_unscored=sum(self.unscored.values()),
@@ -258,8 +370,13 @@ class _ConfigAccumulator:
             n_FMR=n_fmr,
             n_TL=n_tl,
             n_UEL=n_uel,
-            laa_outcomes=LAAOutcomes(**self.outcomes),
+            laa_outcomes=LAAOutcomes(**self.point.outcomes),
             counts=counts,
+            n_two_readers=self.two_readers,
+            contested={c.value: self.contested.get(c.value, 0) for c in CATEGORY_ORDER} if self.two_readers else {},
+            band=self._band(),
+            reader=reader,
+            corrected=corrected,
         )
 
 

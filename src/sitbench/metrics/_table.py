@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
-from sitbench.metrics._compute import ConfigMetrics
+from sitbench.metrics._compute import Band, ConfigMetrics
+from sitbench.verify import Corrected, CorrectionStatus
 
 NULL = "—"
 """Shown for an undefined value."""
@@ -59,7 +60,65 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
             *(format_percent(values[field]) for field, _ in _COLUMNS),
             f"{row.n_completed}/{row.n_attempted}",
         )
+        if row.band is not None:
+            contested = sum(row.contested.values())
+            table.add_row(
+                "  band",
+                *(format_band(row.band.get(field)) for field, _ in _COLUMNS),
+                f"{contested} contested",
+            )
+    if any(row.band is not None for row in metrics.values()):
+        table.caption = (f"{table.caption}; band: the figure with every contested verdict (two readers differ) "
+                         "counted as a failure and as a pass")
     return table
+
+
+_VALIDITIES = _COLUMNS[:9]
+
+
+def render_corrected_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None) -> Table | None:
+    """The validities beside their card-corrected estimates, one row per configuration; None when no
+    configuration's reader has a verifier card."""
+    if not any(_has_card(row) for row in metrics.values()):
+        return None
+    readers = sorted({row.reader for row in metrics.values() if row.reader and _has_card(row)})
+    table = Table(title=title, caption=(
+        f"validities corrected for the reader's measured false rejects and false accepts (verifier card of "
+        f"{', '.join(readers)}, Rogan–Gladen), 95% interval in brackets, in %; small = the card has under 30 "
+        "annotated answers of a verdict there, n/i = the reader is no better than chance there; the correction "
+        "assumes the reader errs on these answers as it erred on the card's"))
+    table.add_column("Config", justify="left", no_wrap=True)
+    for _, header in _VALIDITIES:
+        table.add_column(header, justify="right", no_wrap=True)
+    for config, row in metrics.items():
+        if not _has_card(row):
+            continue
+        table.add_row(config, *(format_corrected(row.corrected.get(field)) for field, _ in _VALIDITIES))
+    return table
+
+
+def _has_card(row: ConfigMetrics) -> bool:
+    return any(c.status is not CorrectionStatus.NO_CARD for c in row.corrected.values())
+
+
+def format_corrected(corrected: Corrected | None) -> str:
+    """A corrected estimate as ``value (low–high)`` in percent; ``small`` when the card is too small to correct,
+    ``n/i`` when its reader is no better than chance there, blank where nothing is corrected."""
+    if corrected is None:
+        return ""
+    if corrected.status is CorrectionStatus.CORRECTED and corrected.estimate is not None:
+        interval = "" if corrected.low is None or corrected.high is None else \
+            f" ({100 * corrected.low:.0f}–{100 * corrected.high:.0f})"
+        return f"{format_percent(corrected.estimate)}{interval}"
+    return {CorrectionStatus.TOO_SMALL: "small", CorrectionStatus.UNINFORMATIVE: "n/i",
+            CorrectionStatus.UNDEFINED: NULL}.get(corrected.status, "")
+
+
+def format_band(band: Band | None) -> str:
+    """A band as ``low–high`` in whole percent; ``"—"`` when there is none."""
+    if band is None or band.low is None or band.high is None:
+        return NULL
+    return f"{100 * band.low:.0f}–{100 * band.high:.0f}"
 
 
 def incomplete_notes(metrics: Mapping[str, ConfigMetrics]) -> list[tuple[str, str]]:

@@ -11,12 +11,13 @@ from sitbench.agents import AgentManifest, AgentTrialRecord
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message
 from sitbench.schema import Category, Configuration, Observation, Suite, Verdict
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the run record format (manifest, trial and score records) this sitbench writes and reads.
 
 Raised when a record's fields change meaning or a required field is added. Format 2 added the
 ``unscored`` status of a score record and the response cap (``over_length``, ``max_response_chars``);
-every format-1 record reads as it was. A record without ``format_version`` was written before it existed."""
+format 3 added a second reader's judgement (``second``, ``agreement``, ``contested_checks``). Every
+older record reads as it was. A record without ``format_version`` was written before it existed."""
 
 
 def check_format_version(version: int, written_by: object = None) -> int:
@@ -141,6 +142,25 @@ class TrialTally(_Tally):
     """As in :class:`TrialRecord`, with only what is counted."""
 
 
+class SecondReading(_Record):
+    """The second reader's judgement of a trial scored with two readers (``--extractor FIRST+SECOND``)."""
+
+    extractor: str
+    """``id@version`` of the second reader."""
+    observation: Observation | None = None
+    """Its Γ̂ of the scored turn."""
+    verdict: Verdict
+    """Its target verdict."""
+    partner: Verdict | None = None
+    """Its partner-contract verdict (theorem-qualified probes)."""
+    false_memory: bool = False
+    """The ``false_memory`` flag on its reading."""
+    temporal_leak: bool = False
+    """The ``temporal_leak`` flag on its reading."""
+    unauthorized_epistemic: bool = False
+    """The ``unauthorized_epistemic`` flag on its reading."""
+
+
 class ScoreRecord(_Record):
     """``scores.jsonl``: observation, per-check verdict and the labels metrics need."""
 
@@ -186,6 +206,13 @@ class ScoreRecord(_Record):
     """D pre: Ĝ asserts a proposition (or equivalence-class member) acquired after τ_q."""
     unauthorized_epistemic: bool = False
     """C: Ĝ asserts an unacquired fact with a personal or acquired provenance."""
+    agreement: Literal["agreed", "contested"] | None = None
+    """With two readers: ``agreed`` when both readings give the same verdicts, ``contested`` when they differ
+    (the figures' bands span both). None with one reader, and on trials no reader read."""
+    contested_checks: list[str] = Field(default_factory=list)
+    """The checks the two readers' verdicts differ on (``partner.NAME`` for the partner contract's)."""
+    second: SecondReading | None = None
+    """The second reader's judgement (two readers only); the fields above are the primary reader's."""
     prompt_tokens: int = 0
     """Copied from the trial record (E6)."""
     history_length: int = 0

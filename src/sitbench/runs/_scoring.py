@@ -13,7 +13,7 @@ from typing import Any
 
 from sitbench.errors import InputError, ReadingUnavailable
 from sitbench.lineage import situated_state
-from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
+from sitbench.runs._records import RunManifest, ScoreRecord, SecondReading, TrialRecord
 from sitbench.runs._store import RunStore
 from sitbench.runs._workers import run_workers
 from sitbench.schema import (
@@ -25,7 +25,7 @@ from sitbench.schema import (
     Registry,
 )
 from sitbench.stores import LoadedDataset, dumps
-from sitbench.verify import Extractor, Judge, RuleExtractor
+from sitbench.verify import Extractor, Judge, Judgement, RuleExtractor
 
 
 def _acquired_after(lineage: Lineage, registry: Registry, tau: dt.date) -> set[str]:
@@ -156,7 +156,19 @@ def iter_score_trials(ds: LoadedDataset, trials: Iterable[TrialRecord], extracto
             continue
         lineage = ds.hidden.lineages[probe.lineage_id]
         yield ScoreRecord(**base, status="completed", observation=judged.observation, verdict=judged.verdict,
-                          partner=judged.partner, **diagnostics(probe, judged.observation, lineage, ds.hidden.registry))
+                          partner=judged.partner, **diagnostics(probe, judged.observation, lineage, ds.hidden.registry),
+                          **_second_reader(judged, probe, lineage, ds.hidden.registry))
+
+
+def _second_reader(judged: Judgement, probe: Probe, lineage: Lineage, registry: Registry) -> dict[str, Any]:
+    """The score record's two-reader fields: empty with one reader."""
+    second, agreement = judged.second, judged.agreement
+    if second is None or agreement is None:
+        return {}
+    reading = SecondReading(extractor=second.verdict.extractor or "?", observation=second.observation,
+                            verdict=second.verdict, partner=second.partner,
+                            **diagnostics(probe, second.observation, lineage, registry))
+    return dict(agreement=agreement.value, contested_checks=judged.contested_checks, second=reading)
 
 
 TORN_REASON = ("torn: the run stored only part of this trial's record (its writer was stopped mid-line); re-run it "

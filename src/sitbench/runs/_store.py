@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, create_model
 
 from sitbench.errors import InputError
-from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord, TrialTally
+from sitbench.runs._records import RunManifest, ScoreRecord, SecondReading, TrialRecord, TrialTally
 from sitbench.schema import Verdict
 from sitbench.stores import (
     HIDDEN_DIR,
@@ -103,26 +103,42 @@ class _VerdictHead(BaseModel):
     extractor: str | None = None
 
 
-# ScoreRecord's own fields and types, less the observation, with verdicts read as their heads: a
-# summary line validates the same fields as the full record but skips the bulky parts.
-_ScoreSummary: type[BaseModel] = create_model(  # type: ignore[call-overload]
-    "_ScoreSummary",
-    __config__=ConfigDict(extra="ignore"),
-    **{name: (field.annotation, field) for name, field in ScoreRecord.model_fields.items()
-       if name not in ("observation", "verdict", "partner")},
-    verdict=(_VerdictHead | None, None),
-    partner=(_VerdictHead | None, None),
-)
+_BULKY = ("observation", "verdict", "partner")
 
 
-def _summary_record(raw: bytes, number: int, name: str) -> ScoreRecord:
-    head = parse_jsonl_line(raw, number, name, _ScoreSummary)
-    fields: dict[str, Any] = dict(head.__dict__)
+def _summary_model(name: str, model: type[BaseModel], **extra: Any) -> type[BaseModel]:
+    # The model's own fields and types, less the observation, with verdicts read as their heads: a
+    # summary line validates the same fields as the full record but skips the bulky parts.
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        name,
+        __config__=ConfigDict(extra="ignore"),
+        **{key: (field.annotation, field) for key, field in model.model_fields.items()
+           if key not in (*_BULKY, *extra)},
+        verdict=(_VerdictHead | None, None),
+        partner=(_VerdictHead | None, None),
+        **extra,
+    )
+
+
+_SecondSummary = _summary_model("_SecondSummary", SecondReading)
+_ScoreSummary = _summary_model("_ScoreSummary", ScoreRecord, second=(_SecondSummary | None, None))
+
+
+def _verdict_heads(fields: dict[str, Any]) -> dict[str, Any]:
     for key in ("verdict", "partner"):
         value = fields[key]
         if value is not None:
             fields[key] = Verdict.model_construct(valid=value.valid, checks={},
                                                   verifier_version=value.verifier_version, extractor=value.extractor)
+    return fields
+
+
+def _summary_record(raw: bytes, number: int, name: str) -> ScoreRecord:
+    head = parse_jsonl_line(raw, number, name, _ScoreSummary)
+    fields = _verdict_heads(dict(head.__dict__))
+    if fields["second"] is not None:
+        fields["second"] = SecondReading.model_construct(observation=None,
+                                                         **_verdict_heads(dict(fields["second"].__dict__)))
     return ScoreRecord.model_construct(observation=None, **fields)
 
 

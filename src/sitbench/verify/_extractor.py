@@ -98,12 +98,70 @@ def extractor_names() -> list[str]:
     return sorted(EXTRACTORS.names())
 
 
+class ReaderPair:
+    """Two readers of every response (``--extractor FIRST+SECOND``): the first is the primary reader.
+
+    As an :class:`Extractor` it reads with the primary reader only (what a command that needs one
+    reading, such as ``sitbench extract``, gets); a :class:`~sitbench.verify.Judge` given a pair reads
+    every response with both and keeps both verdicts, ``agreed`` or ``contested``.
+    """
+
+    def __init__(self, primary: Extractor, secondary: Extractor) -> None:
+        """Pair two readers; the primary's verdict is the point estimate."""
+        self.primary = primary
+        """The reader whose verdict is the point estimate."""
+        self.secondary = secondary
+        """The second reader: where its verdict differs, the verdict is contested."""
+
+    @property
+    def id(self) -> str:
+        """``FIRST+SECOND``."""
+        return f"{self.primary.id}+{self.secondary.id}"
+
+    @property
+    def version(self) -> str:
+        """Both versions, so a change of either changes the pair's."""
+        return f"{self.primary.version}+{self.secondary.version}"
+
+    def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
+        """Γ̂ by the primary reader."""
+        return self.primary.extract(response, envelope, vocabulary)
+
+    def close(self) -> None:
+        """Release what either reader holds."""
+        close_extractor(self.primary)
+        close_extractor(self.secondary)
+
+
+def _split_pair(spec: str) -> tuple[str, str] | None:
+    # A model name may hold "+" ("llm:org/a+b" stays one reader): the pair's "+" is the first one
+    # followed by a registered extractor name and ":" or the end.
+    start = 0
+    while (at := spec.find("+", start)) >= 0:
+        tail = spec[at + 1:]
+        if tail.partition(":")[0] in EXTRACTORS.names():
+            return spec[:at], tail
+        start = at + 1
+    return None
+
+
 def get_extractor(spec: str | None = None) -> Extractor:
-    """The extractor a spec names: ``rules`` (default), ``llm:MODEL`` or a registered ``NAME[:ARG]``.
+    """The extractor a spec names: ``rules`` (default), ``llm:MODEL``, a registered ``NAME[:ARG]``, or two of
+    them joined by ``+`` (``rules+llm:MODEL``: a :class:`ReaderPair`, the first named the primary reader).
 
     Raises:
-        InputError: the name is unknown (the message lists the known ones).
+        InputError: the name is unknown (the message lists the known ones), or a pair names one reader twice
+            or more than two readers.
     """
+    pair = _split_pair(spec or "rules")
+    if pair is not None:
+        first, second = pair
+        if _split_pair(second) is not None or _split_pair(first) is not None:
+            raise InputError(f"--extractor {spec!r}: name at most two readers, e.g. --extractor rules+llm:MODEL")
+        if first == second:
+            raise InputError(f"--extractor {spec!r}: the two readers are the same; name two different ones, "
+                             "e.g. --extractor rules+llm:MODEL")
+        return ReaderPair(get_extractor(first), get_extractor(second))
     name, _, argument = (spec or "rules").partition(":")
     factory = EXTRACTORS.find(name)
     if factory is None:
@@ -122,8 +180,15 @@ def close_extractor(extractor: Extractor) -> None:
 
 
 def stamp(extractor: Extractor) -> str:
-    """``id@version``: what every verdict and score record names as its extractor."""
+    """``id@version``: what every verdict and score record names as its extractor (``A@x+B@y`` for a pair)."""
+    if isinstance(extractor, ReaderPair):
+        return f"{stamp(extractor.primary)}+{stamp(extractor.secondary)}"
     return f"{extractor.id}@{extractor.version}"
+
+
+def primary_reader(extractor: Extractor) -> Extractor:
+    """The reader whose verdict is the point estimate: the pair's first, or the extractor itself."""
+    return extractor.primary if isinstance(extractor, ReaderPair) else extractor
 
 
 def verifier_label(extractor: Extractor) -> str:

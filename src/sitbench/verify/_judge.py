@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
@@ -23,19 +24,62 @@ from sitbench.schema import (
 from sitbench.stores import HiddenStore, load_hidden, load_visible
 from sitbench.verify._compat import for_registry
 from sitbench.verify._extract import Vocabulary
-from sitbench.verify._extractor import Extractor, RuleExtractor
+from sitbench.verify._extractor import Extractor, ReaderPair, RuleExtractor, primary_reader
 from sitbench.verify._router import UniversePolicy, extraction_universe
 from sitbench.verify._score import Support, over_length_verdict, score
 
 
+class Agreement(StrEnum):
+    """Whether two readers' verdicts on one response are the same."""
+
+    AGREED = "agreed"
+    """Both readings give the same target (and partner) verdict."""
+    CONTESTED = "contested"
+    """The two readings give different verdicts: the figure's band spans both."""
+
+
 @dataclass(frozen=True)
 class Judgement:
-    """Observation, verdict, and for theorem-qualified probes the partner verdict (v_T, v_P)."""
+    """Observation, verdict, and for theorem-qualified probes the partner verdict (v_T, v_P).
+
+    With two readers (:class:`~sitbench.verify.ReaderPair`), ``second`` is the second reader's judgement of
+    the same response; the fields above are the primary reader's.
+    """
 
     probe_id: str
     observation: Observation
     verdict: Verdict
     partner: Verdict | None
+    second: Judgement | None = None
+
+    @property
+    def agreement(self) -> Agreement | None:
+        """``agreed`` or ``contested`` with two readers; None with one."""
+        if self.second is None:
+            return None
+        return Agreement.CONTESTED if self.contested_checks else Agreement.AGREED
+
+    @property
+    def contested_checks(self) -> list[str]:
+        """The checks two readers' verdicts differ on (``partner.`` for the partner contract's), in check
+        order; ``valid`` alone when the verdicts differ on no single named check. Empty when agreed."""
+        if self.second is None:
+            return []
+        return differing_checks(self.verdict, self.second.verdict) + [
+            f"partner.{name}" for name in differing_checks(self.partner, self.second.partner)]
+
+
+def differing_checks(first: Verdict | None, second: Verdict | None) -> list[str]:
+    """Names of the checks two verdicts of one response differ on; ``["valid"]`` when only the verdicts
+    differ, ``[]`` when they agree (or both are absent)."""
+    if first is None or second is None:
+        return [] if first is second else ["valid"]
+    names = [name for name, check in first.checks.items()
+             if name in second.checks and check.passed != second.checks[name].passed]
+    names += [name for name in second.checks if name not in first.checks and not second.checks[name].passed]
+    if first.valid != second.valid and not names:
+        return ["valid"]
+    return names if first.valid != second.valid else []
 
 
 def _check_references(hidden: HiddenStore, queries: dict[str, Query]) -> None:
@@ -152,15 +196,21 @@ class Judge:
         """
         if len(response) > self.max_response_chars:
             return self.over_length(probe_id, len(response))
-        return self.score_observation(probe_id, self.extract(probe_id, response))
+        first = self.score_observation(probe_id, self.extract(probe_id, response))
+        if not isinstance(self.extractor, ReaderPair):
+            return first
+        envelope = self.envelope(self.probe(probe_id))
+        other = self.extractor.secondary.extract(response, envelope, self.vocabulary(envelope))
+        return replace(first, second=self.score_observation(probe_id, other))
 
     def over_length(self, probe_id: str, chars: int) -> Judgement:
         """The judgement of an answer of ``chars`` characters, above the cap: invalid for the target and the
         partner (``over_length``), with an empty observation that says why it is empty."""
         probe = self.probe(probe_id)
-        label = f"{self.extractor.id}@{self.extractor.version}"
-        observation = Observation(acts=[], engaged=False, verifier_version=self.extractor.version,
-                                  extractor=self.extractor.id,
+        reader = primary_reader(self.extractor)
+        label = f"{reader.id}@{reader.version}"
+        observation = Observation(acts=[], engaged=False, verifier_version=reader.version,
+                                  extractor=reader.id,
                                   confidence=Confidence(level=ConfidenceLevel.LOW, signals=["over_length"]))
         verdict = over_length_verdict(chars, self.max_response_chars, label)
         partner = verdict if probe.theorem_qualified and probe.partner_probe_id in self.hidden.probes else None

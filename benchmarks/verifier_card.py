@@ -109,8 +109,8 @@ def build() -> VerifierCard:
 
 
 def _check_rows(rows: list[tuple[str, bool, bool, str]], card_of: Any) -> tuple[int, int]:
-    print("  cat     n  annotated   raw  corrected  [95% interval]      |raw-ann| |corr-ann|  nearer")
-    nearer = compared = 0
+    print("  cat     n  annotated   raw  corrected  [95% interval]      |raw-ann| |corr-ann|  nearer  covers")
+    nearer = compared = covers = 0
     for category in sorted({row[0] for row in rows}):
         mine = [(a, s, case) for c, a, s, case in rows if c == category]
         annotated = sum(a for a, _, _ in mine) / len(mine)
@@ -138,10 +138,14 @@ def _check_rows(rows: list[tuple[str, bool, bool, str]], card_of: Any) -> tuple[
         better = abs(estimate - annotated) < abs(raw - annotated)
         tie = abs(estimate - annotated) == abs(raw - annotated)
         nearer += better
+        inside = min(lows) <= annotated <= max(highs)
+        covers += inside
         print(f"  {category}  {len(mine):>4}  {annotated:>9.3f}  {raw:.3f}  {estimate:9.3f}  "
               f"[{min(lows):.3f}, {max(highs):.3f}]  {abs(raw - annotated):8.3f}  "
-              f"{abs(estimate - annotated):9.3f}  {'yes' if better else 'tie' if tie else 'no'}")
-    print(f"  corrected nearer the annotated validity than raw in {nearer} of {compared} corrected categories")
+              f"{abs(estimate - annotated):9.3f}  {'yes' if better else 'tie' if tie else 'no':>6}  "
+              f"{'yes' if inside else 'no'}")
+    print(f"  corrected nearer the annotated validity than raw in {nearer} of {compared} corrected categories; "
+          f"the interval contains it in {covers}")
     return nearer, compared
 
 

@@ -25,15 +25,16 @@ def _write(path: Path, rows: list[dict[str, object]]) -> None:
 
 
 def test_a_record_without_format_version_reads_and_a_newer_one_names_what_to_install(tmp_path: Path) -> None:
-    assert FORMAT_VERSION == 2
+    assert FORMAT_VERSION == 3
     assert ScoreRecord.model_validate(_SCORE | {"format_version": 1}).format_version == 1
+    assert ScoreRecord.model_validate(_SCORE | {"format_version": 2}).second is None
     assert ScoreRecord.model_validate(_SCORE).status == "completed"
-    _write(tmp_path / SCORES_FILE, [_score(), _score(trial_id="B:P2", probe_id="P2", format_version=3)])
+    _write(tmp_path / SCORES_FILE, [_score(), _score(trial_id="B:P2", probe_id="P2", format_version=4)])
     with pytest.raises(InputError) as caught:
         list(RunStore(tmp_path).iter_scores())
     message = str(caught.value)
     assert f"{tmp_path / SCORES_FILE} line 2" in message
-    assert "format_version 3 is newer" in message and "pip install --upgrade sitbench" in message
+    assert "format_version 4 is newer" in message and "pip install --upgrade sitbench" in message
 
 
 def test_a_newer_manifest_names_the_sitbench_that_wrote_it(tmp_path: Path) -> None:
@@ -55,6 +56,19 @@ def test_summary_reads_the_same_labels_and_validity_as_the_full_record(tmp_path:
     assert [r.model_dump(exclude={"observation", "verdict"}) for r in summary] == \
         [r.model_dump(exclude={"observation", "verdict"}) for r in full]
     assert compute_metrics(iter(summary)) == compute_metrics(full) == run_metrics(tmp_path)
+
+
+def test_summary_reads_the_second_readers_verdicts(tmp_path: Path) -> None:
+    second = {"extractor": "llm@x", "verdict": {"valid": False, "checks": {"act": {"passed": False, "reason": "r"}},
+                                                "verifier_version": "v", "extractor": "llm@x"},
+              "partner": None, "false_memory": True}
+    _write(tmp_path / SCORES_FILE, [_score(agreement="contested", contested_checks=["act"], second=second)])
+    store = RunStore(tmp_path)
+    (full,), (summary,) = list(store.iter_scores()), list(store.iter_scores(summary=True))
+    assert summary.second is not None and full.second is not None
+    assert (summary.second.verdict.valid, summary.second.false_memory) == (False, True)
+    assert summary.second.verdict.checks == {} and summary.second.observation is None
+    assert compute_metrics([summary]) == compute_metrics([full])
 
 
 def test_iter_scores_names_the_line_of_a_duplicate(tmp_path: Path) -> None:

@@ -103,6 +103,18 @@ class PairResult(_Model):
     """``second - first``."""
 
 
+class ContrastBand(_Model):
+    """The band of a contrast over two readers: each side's pair-averaged value and the mean difference, lowest
+    and highest over the contested verdicts."""
+
+    first: tuple[float, float]
+    """(low, high) of the first configuration's value, averaged over the contrast's pairs."""
+    second: tuple[float, float]
+    """(low, high) of the second configuration's value."""
+    mean: tuple[float, float]
+    """(low, high) of ``mean d``: the second's low minus the first's high, and the reverse."""
+
+
 class ContrastResult(_Model):
     """One contrast: per-pair differences, mean, interval and (primary only) the test."""
 
@@ -166,6 +178,9 @@ class ContrastResult(_Model):
     """Why probes of the subset were not matched (dropped or missing in a configuration)."""
     sources: dict[str, str]
     """Configuration → run the records came from."""
+    band: ContrastBand | None = None
+    """Two-reader runs: the contrast's inputs and mean with every contested verdict counted as a failure and as
+    a pass; None with one reader (or for a token endpoint)."""
     single_lineage_pairs: list[str] = []
     """Pairs counted with one lineage because the runs hold only that member's probes of the subset
     (lineage rule ``auto``/``present``); ``both`` marks such pairs incomplete instead."""
@@ -257,6 +272,8 @@ class _Row(NamedTuple):
     partner_valid: bool | None
     prompt_tokens: int
     history_length: int
+    second_valid: bool | None = None
+    second_partner_valid: bool | None = None
 
 
 def _intern(text: str | None) -> str | None:
@@ -272,6 +289,8 @@ def _row(record: ScoreRecord | _Row) -> _Row:
         record.gate_sensitive, sys.intern(record.capability), record.status,
         None if record.verdict is None else record.verdict.valid,
         None if record.partner is None else record.partner.valid, record.prompt_tokens, record.history_length,
+        None if record.second is None else record.second.verdict.valid,
+        None if record.second is None or record.second.partner is None else record.second.partner.valid,
     )
 
 
@@ -346,25 +365,43 @@ def _selector(experiment: Experiment) -> Callable[[_Row], bool]:
     return lambda r: r.category is category
 
 
-def _value(experiment: Experiment, record: _Row) -> float | None:
+World = Literal["point", "low", "high"]
+"""Which reading of a two-reader trial an endpoint takes: the primary reader's, or a contested verdict counted
+as a failure (``low``) or as a pass (``high``)."""
+
+
+def _verdicts(record: _Row, world: World) -> tuple[bool | None, bool | None]:
+    """(target valid, partner valid) of a trial in a world (the primary reader's with one reader)."""
+    valid, partner = record.valid, record.partner_valid
+    if world == "point" or record.second_valid is None or valid is None:
+        return valid, partner
+    second_partner = record.second_partner_valid
+    partners = [v for v in (partner, second_partner) if v is not None]
+    if world == "low":  # a failure: valid only if both say so; the partner fits if either says so
+        return valid and record.second_valid, any(partners) if partners else None
+    return valid or record.second_valid, all(partners) if partners else None
+
+
+def _value(experiment: Experiment, record: _Row, world: World = "point") -> float | None:
     """The trial's endpoint value, or ``None`` when the trial is not eligible."""
     if record.status != "completed":
         return None
     if experiment.endpoint == "prompt_tokens":
         return float(record.prompt_tokens) if record.prompt_tokens > 0 else None
-    if record.valid is None:
+    valid, partner_valid = _verdicts(record, world)
+    if valid is None:
         raise InputError(
             f"trial {record.trial_id!r}: field 'verdict' is null on a completed trial; "
             "re-score the run with `sitbench rescore RUN`"
         )
     if experiment.endpoint == "LAA":
-        if record.partner_valid is None:
+        if partner_valid is None:
             raise InputError(
                 f"trial {record.trial_id!r}: field 'partner' is null on a completed theorem-qualified trial "
                 "(LAA needs the partner-contract verdict); re-score the run with `sitbench rescore RUN`"
             )
-        return 1.0 if laa_outcome(record.valid, record.partner_valid) == "correct" else 0.0
-    return 1.0 if record.valid else 0.0
+        return 1.0 if laa_outcome(valid, partner_valid) == "correct" else 0.0
+    return 1.0 if valid else 0.0
 
 
 def _exclusion(value_first: float | None, value_second: float | None, first: _Row | None,
@@ -417,6 +454,72 @@ def _pair_values(
         else:
             values[pair_id] = result.mean
     return values, reasons
+
+
+@dataclass
+class _Cells:
+    """Each configuration's eligible values per (pair, lineage, stratum) cell, in one world."""
+
+    first: dict[tuple[str, str, str | None], list[float]]
+    second: dict[tuple[str, str, str | None], list[float]]
+    excluded: dict[str, int]
+    matched: int
+    lineages: dict[str, set[str]]
+
+    @classmethod
+    def collect(cls, spec: _Spec, strata: Sequence[str] | None, first_by_probe: Mapping[str, _Row],
+                second_by_probe: Mapping[str, _Row], probes: Sequence[str], world: World) -> _Cells:
+        # A cell with no eligible value still marks its presence (its pair is then incomplete).
+        cells = cls({}, {}, {}, 0, {})
+        for probe in probes:
+            a, b = first_by_probe.get(probe), second_by_probe.get(probe)
+            label = a or b
+            assert label is not None
+            if a is not None and b is not None and (a.lineage_id, a.pair_id) != (b.lineage_id, b.pair_id):
+                raise InputError(
+                    f"probe {probe!r}: lineage/pair differ between {spec.first} ({a.lineage_id}/{a.pair_id}) and "
+                    f"{spec.second} ({b.lineage_id}/{b.pair_id}); the runs are of different datasets — analyze "
+                    "runs of one dataset together"
+                )
+            va = _value(spec.experiment, a, world) if a is not None else None
+            vb = _value(spec.experiment, b, world) if b is not None else None
+            why = _exclusion(va, vb, a, b, spec)
+            if why is None:
+                cells.matched += 1
+            else:
+                cells.excluded[why] = cells.excluded.get(why, 0) + 1
+                va = vb = None
+            stratum = STRATUM_ALIASES.get(label.stratum or "", label.stratum) if strata is not None else None
+            cells.lineages.setdefault(label.pair_id, set()).add(label.lineage_id)
+            cell = (label.pair_id, label.lineage_id, stratum)
+            first_values_in_cell = cells.first.setdefault(cell, [])
+            second_values_in_cell = cells.second.setdefault(cell, [])
+            if va is not None and vb is not None:
+                first_values_in_cell.append(va)
+                second_values_in_cell.append(vb)
+        return cells
+
+
+def _band(spec: _Spec, strata: Sequence[str] | None, first_by_probe: Mapping[str, _Row],
+          second_by_probe: Mapping[str, _Row], probes: Sequence[str], counts: Mapping[str, int] | None,
+          pairs: Sequence[str]) -> ContrastBand | None:
+    """The contrast's band over two readers, on the pairs of its point estimate; None with one reader."""
+    rows = [*first_by_probe.values(), *second_by_probe.values()]
+    if spec.experiment.endpoint == "prompt_tokens" or not any(r.second_valid is not None for r in rows):
+        return None
+    sides: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
+    for world in ("low", "high"):
+        cells = _Cells.collect(spec, strata, first_by_probe, second_by_probe, probes, world)
+        first, _ = _pair_values(_cell_records(cells.first), strata, counts)
+        second, _ = _pair_values(_cell_records(cells.second), strata, counts)
+        sides[world] = (first, second)
+    (first_low, second_low), (first_high, second_high) = sides["low"], sides["high"]
+
+    def mean(values: Mapping[str, float]) -> float:
+        return math.fsum(values[p] for p in pairs) / len(pairs)
+
+    return ContrastBand(first=(mean(first_low), mean(first_high)), second=(mean(second_low), mean(second_high)),
+                        mean=(mean(second_low) - mean(first_high), mean(second_high) - mean(first_low)))
 
 
 def _compute(
@@ -482,39 +585,9 @@ def _compute(
     first_by_probe = {r.probe_id: r for r in first_rows}
     second_by_probe = {r.probe_id: r for r in second_rows}
     probes = list(dict.fromkeys([*first_by_probe, *second_by_probe]))
-    # (pair, lineage, stratum) cell → eligible values; a cell with none still marks its presence.
-    first_cells: dict[tuple[str, str, str | None], list[float]] = {}
-    second_cells: dict[tuple[str, str, str | None], list[float]] = {}
-    excluded: dict[str, int] = {}
-    matched = 0
-    lineages: dict[str, set[str]] = {}
-    for probe in probes:
-        a, b = first_by_probe.get(probe), second_by_probe.get(probe)
-        label = a or b
-        assert label is not None
-        if a is not None and b is not None and (a.lineage_id, a.pair_id) != (b.lineage_id, b.pair_id):
-            raise InputError(
-                f"probe {probe!r}: lineage/pair differ between {spec.first} ({a.lineage_id}/{a.pair_id}) and "
-                f"{spec.second} ({b.lineage_id}/{b.pair_id}); the runs are of different datasets — analyze "
-                "runs of one dataset together"
-            )
-        va = _value(experiment, a) if a is not None else None
-        vb = _value(experiment, b) if b is not None else None
-        why = _exclusion(va, vb, a, b, spec)
-        if why is None:
-            matched += 1
-        else:
-            excluded[why] = excluded.get(why, 0) + 1
-            va = vb = None
-        stratum = STRATUM_ALIASES.get(label.stratum or "", label.stratum) if strata is not None else None
-        lineages.setdefault(label.pair_id, set()).add(label.lineage_id)
-        cell = (label.pair_id, label.lineage_id, stratum)
-        first_values_in_cell = first_cells.setdefault(cell, [])
-        second_values_in_cell = second_cells.setdefault(cell, [])
-        if va is not None and vb is not None:
-            first_values_in_cell.append(va)
-            second_values_in_cell.append(vb)
-
+    cells = _Cells.collect(spec, strata, first_by_probe, second_by_probe, probes, "point")
+    first_cells, second_cells, excluded, matched, lineages = (cells.first, cells.second, cells.excluded,
+                                                              cells.matched, cells.lineages)
     counts = {pair: len(members) for pair, members in lineages.items()} if lineage_rule != "both" else None
     single = [pair for pair in sorted(lineages, key=_natural_key) if counts is not None and counts[pair] < 2]
     first_values, first_reasons = _pair_values(_cell_records(first_cells), strata, counts)
@@ -535,6 +608,7 @@ def _compute(
 
     diffs = [row.d for row in per_pair]
     mean = math.fsum(diffs) / len(diffs)
+    band = _band(spec, strata, first_by_probe, second_by_probe, probes, counts, [row.pair_id for row in per_pair])
     boot = bootstrap_mean(diffs, n_resamples=n_resamples, seed=seed, ci=ci)
     test = sign_flip_test(diffs, max_exact=max_exact, n_draws=n_draws, seed=seed) if spec.role == "primary" else None
     return ContrastResult(
@@ -545,7 +619,7 @@ def _compute(
         decision_note="pending Holm" if spec.role == "primary" else "secondary comparison: descriptive only, no test",
         favours_hypothesis=experiment.favours_hypothesis(mean) if mean != 0 else False,
         incomplete_pairs=incomplete_pairs, matched_trials=matched, excluded_trials=excluded,
-        single_lineage_pairs=single,
+        single_lineage_pairs=single, band=band,
     )
 
 

@@ -456,6 +456,7 @@ case("missing file", "analyze/e6-run-missing")(
 # compare options and runs
 for _what, _extra, _name in (("resamples-one", ["--resamples", "1"], "--resamples"),
                              ("ci-zero", ["--ci", "0"], "--ci"), ("alpha-two", ["--alpha", "2"], "--alpha"),
+                             ("alpha-one", ["--alpha", "1"], "--alpha"), ("ci-one", ["--ci", "1"], "--ci"),
                              ("seed-negative", ["--seed", "-3"], "--seed"),
                              ("max-changes-negative", ["--max-changes", "-1"], "--max-changes")):
     case("out-of-range numeric", f"compare/{_what}")(

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from sitbench._options import MAX_RESAMPLES, SEED, Bounded
+from sitbench.errors import InputError
 from sitbench.stats import (
     DEFAULT_SEED,
     ArmComparison,
@@ -181,6 +182,9 @@ def compare(runs: tuple[Path, ...], baseline: str | None, seed: int, resamples: 
       sitbench compare runs/all --baseline runs/all:G --json
       sitbench compare runs/g runs/h runs/kw --baseline keyword-baseline --html compare.html
     """
+    for option, value, example in (("--ci", ci, "0.95"), ("--alpha", alpha, "0.05")):
+        if not 0.0 < value < 1.0:
+            raise InputError(f"{option} {value!r}: must lie strictly between 0 and 1, e.g. {example}")
     report = compare_runs(list(runs), baseline=baseline, seed=seed, n_resamples=resamples, ci=ci, alpha=alpha)
     if html is not None:
         from sitbench.report import write_comparison  # the report package only when a page is asked for

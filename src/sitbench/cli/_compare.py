@@ -142,15 +142,15 @@ def render_text(report: CompareReport, max_changes: int) -> str:
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--baseline", default=None, metavar="LABEL",
-              help="Arm every other arm is compared with (default: the first arm of the first run), e.g. runs/g:G "
-                   "or an agent's name.")
+              help="Arm every other arm is compared with (default: the first arm of the first run): RUN:CONFIG "
+                   "with RUN the run directory's name (g:G for runs/g), or an agent's name.")
 @click.option("--seed", type=SEED, default=DEFAULT_SEED, show_default=True,
               help="Bootstrap seed (and Monte-Carlo seed above 24 pairs); recorded in the output.")
 @click.option("--resamples", type=Bounded(int, 2, MAX_RESAMPLES), default=1000, show_default=True,
               help=f"Bootstrap resamples per endpoint (2 … {MAX_RESAMPLES:,}).")
-@click.option("--ci", type=Bounded(float, 0, 1, low_open=True), default=0.95, show_default=True,
+@click.option("--ci", type=float, default=0.95, show_default=True,
               help="Coverage of the percentile intervals, strictly between 0 and 1.")
-@click.option("--alpha", type=Bounded(float, 0, 1, low_open=True), default=0.05, show_default=True,
+@click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Family-wise error rate of Holm over the eight categories, strictly between 0 and 1.")
 @click.option("--max-changes", type=Bounded(int, 0, 1_000_000), default=50, show_default=True,
               help="Changed probes listed per arm in the text output (--json and --html list all).")
@@ -161,8 +161,9 @@ def compare(runs: tuple[Path, ...], baseline: str | None, seed: int, resamples: 
             max_changes: int, as_json: bool, html: Path | None) -> None:
     """Paired comparison of scored RUNS of one dataset: each arm against the baseline.
 
-    An arm is a configuration of a run (labelled RUN:CONFIG) or an agent run
-    (labelled by the agent's name); the baseline is the first arm, or --baseline.
+    An arm is a configuration of a run (labelled RUN:CONFIG, RUN the run
+    directory's name) or an agent run (labelled by the agent's name); the
+    baseline is the first arm, or --baseline.
     Per arm: the eight category validities (A_pos … A_session), Macro SIT, LAA,
     FMR, TL and UEL in both arms and their difference, a percentile cluster
     bootstrap interval over pairs and the exact sign-flip p over the pairs;
@@ -179,7 +180,7 @@ def compare(runs: tuple[Path, ...], baseline: str | None, seed: int, resamples: 
     \b
     Examples:
       sitbench compare runs/g runs/kw                 # runs/g's configurations and the agent
-      sitbench compare runs/all --baseline runs/all:G --json
+      sitbench compare runs/all --baseline all:G --json
       sitbench compare runs/g runs/h runs/kw --baseline keyword-baseline --html compare.html
     """
     for option, value, example in (("--ci", ci, "0.95"), ("--alpha", alpha, "0.05")):

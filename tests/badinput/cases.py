@@ -8,6 +8,7 @@ contract (exit 2, empty stdout, one ``error:`` line naming the file, line and fi
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -319,6 +320,7 @@ def _run_argv(command: str, ws: Workspace, run: Path) -> list[str]:
         "report": ["report", str(run), "--out", str(ws.root / "report.html")],
         "agreement": ["agreement", str(run)],
         "merge": ["merge", str(run), "--out", str(ws.root / "merged")],
+        "compare": ["compare", str(run)],
     }[command]
 
 
@@ -331,7 +333,7 @@ def _run_case(kind: str, command: str, what: str, damage: Callable[[Path], Any],
     case(kind, f"{command}/{what}")(build)
 
 
-for _command in ("score", "rescore", "observe", "metrics", "analyze", "report", "agreement", "merge"):
+for _command in ("score", "rescore", "observe", "metrics", "analyze", "report", "agreement", "merge", "compare"):
     case("missing file", f"{_command}/no-such-run")(
         lambda ws, command=_command: Invocation(_run_argv(command, ws, ws.root / "nowhere"),
                                                 (str(ws.root / "nowhere"),)))
@@ -414,8 +416,8 @@ case("mismatched dataset", "score/dataset-option-not-a-dataset")(
 
 
 
-# scores.jsonl (metrics, analyze, report)
-for _command in ("metrics", "analyze", "report"):
+# scores.jsonl (metrics, analyze, report, compare)
+for _command in ("metrics", "analyze", "report", "compare"):
     _run_case("invalid UTF-8", _command, "scores-invalid-utf8",
               lambda r: damage_line(r / "scores.jsonl", 2, lambda b: b.replace(b"PR-", b"PR\xc3-", 1)),
               "scores.jsonl", "line 2", "UTF-8")
@@ -450,6 +452,40 @@ case("non-finite numeric", "analyze/ci-nan")(
 case("missing file", "analyze/e6-run-missing")(
     lambda ws: Invocation(_run_argv("analyze", ws, ws.run()) + ["--e6-run", str(ws.root / "e6")],
                           (str(ws.root / "e6"),)))
+
+# compare options and runs
+for _what, _extra, _name in (("resamples-one", ["--resamples", "1"], "--resamples"),
+                             ("ci-zero", ["--ci", "0"], "--ci"), ("alpha-two", ["--alpha", "2"], "--alpha"),
+                             ("alpha-one", ["--alpha", "1"], "--alpha"), ("ci-one", ["--ci", "1"], "--ci"),
+                             ("seed-negative", ["--seed", "-3"], "--seed"),
+                             ("max-changes-negative", ["--max-changes", "-1"], "--max-changes")):
+    case("out-of-range numeric", f"compare/{_what}")(
+        lambda ws, extra=_extra, name=_name: Invocation(_run_argv("compare", ws, ws.run()) + extra, (name,)))
+case("unbounded resource", "compare/resamples-enormous")(
+    lambda ws: Invocation(_run_argv("compare", ws, ws.run()) + ["--resamples", "10000000000"], ("--resamples",)))
+case("non-finite numeric", "compare/alpha-nan")(
+    lambda ws: Invocation(_run_argv("compare", ws, ws.run()) + ["--alpha", "nan"], ("--alpha",)))
+case("bad enum", "compare/baseline-unknown")(
+    lambda ws: Invocation(_run_argv("compare", ws, ws.run()) + ["--baseline", "run:Z"], ("--baseline", "run:B")))
+
+
+@case("mismatched dataset", "compare/runs-of-two-datasets")
+def _compare_two_datasets(ws: Workspace) -> Invocation:
+    run = ws.run()
+    other = ws.root / "other"
+    shutil.copytree(run, other)
+    edit_json(other / "manifest.json", lambda m: m["dataset"].update(manifest_sha256="0" * 64))
+    return Invocation(["compare", str(run), str(other)], (str(run), str(other), "sitbench run"))
+
+
+@case("missing file", "compare/run-not-scored")
+def _compare_not_scored(ws: Workspace) -> Invocation:
+    run = ws.run()
+    other = ws.root / "other"
+    shutil.copytree(run, other)
+    (other / "scores.jsonl").unlink()
+    return Invocation(["compare", str(run), str(other)], (str(other), "sitbench score"))
+
 
 # report inputs beside the runs
 case("out-of-range numeric", "report/max-failed-negative")(
@@ -827,6 +863,10 @@ _wrong("unreadable file", "run/cache-dir-is-a-file",
        env=lambda ws: {"SITBENCH_CACHE_DIR": str(ws.file("cache", "not a folder"))})
 _wrong("mismatched dataset", "rescore/out-is-the-source-run",
        lambda ws: ["rescore", str(ws.run()), "--out", str(ws.run())], "--out")
+_wrong("mismatched dataset", "compare/the-same-run-twice",
+       lambda ws: ["compare", str(ws.run()), str(ws.run())], "given twice")
+_wrong("missing file", "compare/a-dataset-not-a-run", lambda ws: ["compare", str(ws.dataset())],
+       "is a dataset directory, not a run directory")
 _wrong("mismatched dataset", "merge/the-same-run-twice",
        lambda ws: ["merge", str(ws.run()), str(ws.run()), "--out", str(ws.root / "merged")], "given twice")
 _wrong("out-of-range numeric", "run/shard-one-of-zero",

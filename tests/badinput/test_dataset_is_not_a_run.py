@@ -9,7 +9,8 @@ import pytest
 from sitbench.cli import main
 
 
-@pytest.mark.parametrize("command", [["score"], ["metrics"], ["analyze"], ["report", "--out", "REPORT"]])
+@pytest.mark.parametrize("command", [["score"], ["metrics"], ["analyze"], ["report", "--out", "REPORT"],
+                                     ["compare"]])
 def test_each_run_command_says_the_directory_is_a_dataset(pilot: Path, tmp_path: Path, command: list[str],
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     args = [a if a != "REPORT" else str(tmp_path / "r.html") for a in command]

@@ -37,6 +37,7 @@ _COMMANDS: dict[str, str] = {
     "metrics": "sitbench.cli._metrics:metrics",
     "demo": "sitbench.cli._runs:demo",
     "analyze": "sitbench.cli._stats:analyze",
+    "compare": "sitbench.cli._compare:compare",
     "stats": "sitbench.cli._stats:stats",
     "seeds": "sitbench.cli._data:seeds",
     "report": "sitbench.cli._report:report",

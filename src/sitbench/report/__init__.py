@@ -3,8 +3,10 @@
 ``write_report(run_dirs, out_html)`` renders the summary table (Table 6 layout), static SVG
 charts, the failed-trial drill-down and the run manifests; optional inputs add the E1–E8
 contrasts (``sitbench analyze --json``), the CHI/CHIS report and the RES summary.
+``write_comparison(report, out_html)`` writes the page of ``sitbench compare --html``.
 """
 
+from sitbench.report._compare import render_comparison, write_comparison
 from sitbench.report._data import (
     FailedTrial,
     LoadedRun,
@@ -45,9 +47,11 @@ __all__ = [
     "load_res_summary",
     "load_runs",
     "metrics_document",
+    "render_comparison",
     "render_report",
     "select_failed",
     "trial_rows",
+    "write_comparison",
     "write_metrics_json",
     "write_report",
     "write_trials_csv",

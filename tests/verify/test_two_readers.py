@@ -188,3 +188,22 @@ def test_the_judge_class_reads_with_both_only_when_paired(pilot: Path) -> None:
     paired = Judge(base.hidden, base.queries, extractor=get_extractor(f"rules+{REPLAY}"))
     got = paired.judge("PR-05", "We agreed to call it 'Bluefin'.")
     assert got.second is not None and got.second.observation.extractor == "llm"
+
+
+def test_e1_to_e8_carry_the_band_of_their_inputs(two_reader_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sitbench.stats import analyze_runs
+
+    runs = [two_reader_runs / "run-oracle-perfect"]
+    report = analyze_runs(runs)
+    computed = [c for c in report.experiments if c.status == "computed" and c.endpoint != "prompt_tokens"]
+    assert computed
+    for contrast in computed:
+        assert contrast.band is not None and contrast.mean is not None
+        low, high = contrast.band.mean
+        assert low <= contrast.mean <= high
+        first = sum(p.first for p in contrast.per_pair) / len(contrast.per_pair)
+        assert contrast.band.first[0] <= first <= contrast.band.first[1]
+    assert any(c.band is not None and c.band.mean[0] < c.band.mean[1] for c in computed)
+    assert all(c.band is None for c in analyze_runs([two_reader_runs / "demo" / "run-oracle-perfect"]).experiments)
+    assert main(["analyze", str(runs[0])]) == 0
+    assert "band of mean d" in capsys.readouterr().out

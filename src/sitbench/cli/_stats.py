@@ -209,7 +209,8 @@ def _number(value: float | None, digits: int = 4) -> str:
 
 def _contrast_table(title: str, rows: list[ContrastResult], *, primary: bool) -> Table:
     table = Table(title=title)
-    columns = ["id", "contrast", "endpoint", "pairs", "mean d", "interval"]
+    banded = any(c.band is not None for c in rows)
+    columns = ["id", "contrast", "endpoint", "pairs", "mean d", "interval", *(["band of mean d"] if banded else [])]
     columns += ["p", "Holm p", "decision"] if primary else ["status"]
     for column in columns:
         table.add_column(column, justify="right" if column in ("pairs", "mean d", "p", "Holm p") else "left")
@@ -218,6 +219,8 @@ def _contrast_table(title: str, rows: list[ContrastResult], *, primary: bool) ->
         if c.bootstrap is not None and c.bootstrap.degenerate:
             interval += " (degenerate)"
         cells = [c.id, f"{c.first_config} vs {c.second_config}", c.endpoint, str(c.n_pairs), _number(c.mean), interval]
+        if banded:
+            cells.append("-" if c.band is None else f"[{_number(c.band.mean[0])}, {_number(c.band.mean[1])}]")
         if primary:
             cells += [_number(c.p), _number(c.p_holm), c.decision.replace("_", " ") if c.status == "computed"
                       else "incomplete"]
@@ -233,6 +236,9 @@ def _print_report(report: AnalysisReport) -> None:
         f"confirmatory family E1-E8 (two-sided sign-flip; {report.ci:.0%} cluster bootstrap, "
         f"{report.n_resamples} resamples, seed {report.seed})", report.experiments, primary=True))
     console.print(report.family.note)
+    if any(c.band is not None for c in report.experiments):
+        console.print("band of mean d: two readers scored these runs; the mean difference with every contested "
+                      "verdict counted as a failure and as a pass, on each side (its inputs' bands are in --json)")
     for c in report.experiments:
         if c.reason:
             console.print(f"{c.id} incomplete: {c.reason}")

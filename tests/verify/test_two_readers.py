@@ -207,3 +207,14 @@ def test_e1_to_e8_carry_the_band_of_their_inputs(two_reader_runs: Path, capsys: 
     assert all(c.band is None for c in analyze_runs([two_reader_runs / "demo" / "run-oracle-perfect"]).experiments)
     assert main(["analyze", str(runs[0])]) == 0
     assert "band of mean d" in capsys.readouterr().out
+
+
+def test_score_says_how_many_verdicts_are_contested(two_reader_runs: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(two_reader_runs / "demo" / "run-oracle", run)
+    (run / "scores.jsonl").unlink()
+    assert main(["score", str(run), "--extractor", f"rules+{REPLAY}"]) == 0
+    records = load_scores(run)
+    contested = sum(r.agreement == "contested" for r in records)
+    assert f"{contested} contested and {len(records) - contested} agreed (two readers)" in capsys.readouterr().out

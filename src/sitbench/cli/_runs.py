@@ -339,7 +339,7 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int
     """
     tally = score_run(run_dir, extractor_spec, dataset, workers)
     counts = tally.counts
-    scored = f"scored {counts['completed'] + counts['dropped']} trials"
+    scored = f"scored {counts['completed'] + counts['dropped']} trials{tally.agreement_summary()}"
     if counts["unscored"] or tally.torn_bytes:
         click.echo(f"{run_dir}: {scored}" + (f", unscored: {tally.unscored_summary()}" if counts["unscored"] else ""))
         finish_scoring(run_dir, tally.unscored, f"sitbench score {run_dir}", tally.torn_bytes)

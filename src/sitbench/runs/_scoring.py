@@ -300,6 +300,10 @@ class ScoreTally:
     def watch(self, lines: Iterable[str]) -> Iterator[str]:
         """Pass ``lines`` through, counting them."""
         for line in lines:
+            if _CONTESTED in line:
+                self.counts["contested"] += 1
+            elif _AGREED in line:
+                self.counts["agreed"] += 1
             if _UNSCORED in line:  # a key and value in quotes cannot occur inside a JSON string
                 self.counts["unscored"] += 1
                 self.unscored[str(json.loads(line)["unscored_reason"]).split(":", 1)[0]] += 1
@@ -313,9 +317,17 @@ class ScoreTally:
         """Pass ``records`` through, counting them."""
         for record in records:
             self.counts[record.status] += 1
+            if record.agreement is not None:
+                self.counts[record.agreement] += 1
             if record.status == "unscored":
                 self.unscored[(record.unscored_reason or "unknown").split(":", 1)[0]] += 1
             yield record
+
+    def agreement_summary(self) -> str:
+        """``", N contested, M agreed (two readers)"`` when two readers scored the trials, else ``""``."""
+        if not (self.counts["contested"] or self.counts["agreed"]):
+            return ""
+        return f", {self.counts['contested']} contested and {self.counts['agreed']} agreed (two readers)"
 
     def unscored_summary(self) -> str:
         """:func:`describe_unscored` of the trials seen."""
@@ -330,5 +342,7 @@ def describe_unscored(unscored: Mapping[str, int]) -> str:
     return f"{sum(unscored.values())} ({reasons})"
 
 
+_CONTESTED = '"agreement":"contested"'
+_AGREED = '"agreement":"agreed"'
 _UNSCORED = '"status":"unscored"'
 _DROPPED = '"status":"dropped"'

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitbench.cli import main
+from sitbench.data import demo_readings
 from sitbench.errors import InputError, ReadingUnavailable
 from sitbench.metrics import compute_metrics, load_scores, run_metrics
 from sitbench.schema import Envelope, Observation
@@ -28,7 +29,7 @@ from sitbench.verify import (
     stamp,
 )
 
-DEMO_READINGS = Path(__file__).parent / "corpus" / "blind" / "demo-sitbench-llm-3.jsonl"
+DEMO_READINGS = demo_readings()
 REPLAY = f"llm:replay/{DEMO_READINGS}"
 
 
@@ -218,3 +219,13 @@ def test_score_says_how_many_verdicts_are_contested(two_reader_runs: Path, tmp_p
     records = load_scores(run)
     contested = sum(r.agreement == "contested" for r in records)
     assert f"{contested} contested and {len(records) - contested} agreed (two readers)" in capsys.readouterr().out
+
+
+def test_the_demo_runs_with_two_readers_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--two-readers", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "band" in out and "contested" in out
+    for name in ("run-collapse", "run-oracle", "run-oracle-perfect"):
+        records = load_scores(tmp_path / name)
+        # Every answer the demo's candidates give is covered by the shipped readings: none unread.
+        assert all(r.status == "completed" and r.second is not None for r in records)

@@ -15,7 +15,7 @@ import click
 from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
 from sitbench._options import SEED, WORKERS, WORKERS_HELP, Bounded
 from sitbench.cli._model_options import candidate_options, model_access_options
-from sitbench.errors import InputError
+from sitbench.errors import InputError, SitbenchError
 from sitbench.glossary import category_label, configurations_help
 
 if TYPE_CHECKING:
@@ -488,7 +488,11 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
 @click.command()
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Directory for the dataset and runs (default: a new temporary directory).")
-def demo(out_dir: Path | None) -> None:
+@click.option("--two-readers", is_flag=True,
+              help="Score every answer twice: the rules, and the shipped blind readings of the demo's answers "
+                   "(a careful reader who saw only the LLM extractor's prompt); the tables then show each "
+                   "figure's band and the report the contested trials.")
+def demo(out_dir: Path | None, two_readers: bool) -> None:
     """The main job, offline: build the reference pilot, run every configuration A–I with the
     deterministic mock candidates, score, and print a table shaped like the seed paper's Table 6.
 
@@ -499,10 +503,11 @@ def demo(out_dir: Path | None) -> None:
     Examples:
       sitbench demo
       sitbench demo --out demo/
+      sitbench demo --two-readers     # every figure with the band two readers span
     """
     from rich.console import Console
 
-    from sitbench.data import pilot_content, write_dataset
+    from sitbench.data import demo_readings, pilot_content, write_dataset
     from sitbench.metrics import compute_metrics, load_scores, render_table
     from sitbench.stores import make_dirs
 
@@ -521,7 +526,11 @@ def demo(out_dir: Path | None) -> None:
 
             shutil.rmtree(run_dir)
         execute_run(dataset, model, run_dir, "all", handler, label=f"{name}")
-        score_run(run_dir)
+        tally = score_run(run_dir, f"rules+llm:replay/{demo_readings()}" if two_readers else None)
+        if tally.counts["unscored"]:
+            raise SitbenchError(f"{run_dir}: {tally.unscored_summary()}: the shipped demo readings do not cover "
+                                "these answers (the demo's candidates changed since they were read); run "
+                                "`sitbench demo` without --two-readers")
         title = f"{model}" + (" with perfect evidence handlers (D–H)" if handler == "perfect" else "")
         console.print(render_table(compute_metrics(load_scores(run_dir)), title=title))
     from sitbench.report import write_report

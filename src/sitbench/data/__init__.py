@@ -1,5 +1,6 @@
 """Datasets: the reference pilot and the writer of the three stores."""
 
+from sitbench.data._demo_readings import DEMO_READINGS_FILE, demo_readings
 from sitbench.data._generator import SUITES as GENERATED_SUITES
 from sitbench.data._generator import generate_content, seed_commitment
 from sitbench.data._pilot import pilot_content
@@ -12,9 +13,11 @@ from sitbench.data._write import (
 )
 
 __all__ = [
+    "DEMO_READINGS_FILE",
     "GENERATED_SUITES",
     "DatasetContent",
     "certify_pair",
+    "demo_readings",
     "generate_content",
     "pilot_content",
     "refresh_manifest",

@@ -189,7 +189,9 @@ class AgentTrialRecord(_Model):
     fork_ms: float | None = None
     """Time ``fork`` took, under ``fork``."""
     answer_ms: float = 0.0
-    """Time the ``respond`` calls took, all turns together."""
+    """Time the ``respond`` calls took, all turns together: each from the moment the agent's code first runs to
+    its return (time queued behind other trials in the event loop is not the agent's; waits the agent awaits
+    itself, such as a model call, are)."""
     end_sessions: int = 0
     """Session resets (``end_session`` calls) in the schedule."""
     usage: TokenUsage = Field(default_factory=TokenUsage)

@@ -14,7 +14,7 @@ import itertools
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,6 +114,44 @@ async def _exits_as_drops(awaitable: Awaitable[Any], what: str) -> Any:
         raise _Drop(f"{AgentFailure.ERROR.value}: {what}: agent {exit_text(exc)}") from None
     except KeyboardInterrupt:
         raise _AgentInterrupt(what) from None
+
+
+class _Span:
+    """The time an agent call itself took: from its first step to its end.
+
+    An async agent's coroutine may wait in the event loop's queue behind other trials before it first runs;
+    that wait is not the agent's time. The span starts when the agent's code first runs (the coroutine's first
+    step, or the call of a synchronous method) and ends when it returns; waits the agent itself awaits (a model
+    call, I/O) are inside it.
+    """
+
+    __slots__ = ("ended", "started")
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+        self.ended: float | None = None
+
+    @property
+    def ms(self) -> float:
+        """The span in milliseconds (0 when the call never ran)."""
+        if self.started is None or self.ended is None:
+            return 0.0
+        return (self.ended - self.started) * 1000
+
+    def timed(self, awaitable: Awaitable[Any]) -> Awaitable[Any]:
+        """``awaitable``, with the span taken from its first step to its end."""
+        span = self
+
+        class _Timed:
+            def __await__(self) -> Generator[Any, Any, Any]:
+                steps = awaitable.__await__()
+                span.started = time.perf_counter()
+                try:
+                    return (yield from steps)
+                finally:
+                    span.ended = time.perf_counter()
+
+        return _Timed()
 
 
 def _validated(value: Any, model: type[BaseModel], what: str, text_ok: bool = False) -> Any:
@@ -219,7 +257,7 @@ class AgentRunner(Runner):
                                 options=self.agent.options),
             extra=existing.extra if existing else {}, max_response_chars=self.options.max_response_chars)
 
-    async def _call(self, what: str, call: Callable[[], Any]) -> Any:
+    async def _call(self, what: str, call: Callable[[], Any], span: _Span | None = None) -> Any:
         """One agent call under the timeout; every failure becomes a :class:`_Drop` naming it.
 
         An agent that calls ``sys.exit`` (SystemExit) drops its trial with the reason: the agent's exit is
@@ -227,10 +265,13 @@ class AgentRunner(Runner):
         thread is when the user presses Ctrl-C, often inside the agent's code, and it must stop the run
         (the finished trials are kept; ``--resume`` continues).
         """
+        span = span or _Span()
         try:
+            span.started = time.perf_counter()
             result = call()
+            span.ended = time.perf_counter()
             if inspect.isawaitable(result):
-                result = await asyncio.wait_for(_exits_as_drops(result, what), self.timeout_s)
+                result = await asyncio.wait_for(_exits_as_drops(span.timed(result), what), self.timeout_s)
             return result
         except SystemExit as exc:
             raise _Drop(f"{AgentFailure.ERROR.value}: {what}: agent {exit_text(exc)}") from None
@@ -256,11 +297,10 @@ class AgentRunner(Runner):
         return agent
 
     async def _ingest(self, agent: Any, subject: AgentSubject) -> tuple[float, IngestReport]:
-        started = time.perf_counter()
-        report = await self._call("ingest", lambda: agent.ingest(subject))
-        elapsed = (time.perf_counter() - started) * 1000
+        span = _Span()
+        report = await self._call("ingest", lambda: agent.ingest(subject), span)
         try:
-            return elapsed, _validated(report, IngestReport, "ingest")
+            return span.ms, _validated(report, IngestReport, "ingest")
         except AgentOutputError as exc:
             raise _Drop(f"{AgentFailure.MALFORMED.value}: {exc}") from None
 
@@ -358,9 +398,9 @@ class AgentRunner(Runner):
                 sent = agent_turn(query, index)
                 message = Message(role="user", content=sent.model_dump_json())
                 self.audit.check(trial_id, subject.subject, [message])
-                started = time.perf_counter()
+                started, span = time.perf_counter(), _Span()
                 try:
-                    result = await self._call("respond", functools.partial(agent.respond, sent))
+                    result = await self._call("respond", functools.partial(agent.respond, sent), span)
                     reply = _validated(result, AgentReply, "respond", text_ok=True)
                 except (_Drop, AgentOutputError) as exc:
                     reason = exc.reason if isinstance(exc, _Drop) else f"{AgentFailure.MALFORMED.value}: {exc}"
@@ -369,7 +409,7 @@ class AgentRunner(Runner):
                                                                        provider="agent", model_sent=self.model)))
                     raise _Drop(reason) from None
                 elapsed = time.perf_counter() - started
-                answer_ms += elapsed * 1000
+                answer_ms += span.ms
                 record["usage"] = _add(record["usage"], reply.usage)
                 turn_ops.append(reply.memory_ops)
                 usage = reply.usage.model_dump() if reply.usage else {}

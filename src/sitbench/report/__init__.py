@@ -1,17 +1,21 @@
 """The HTML report of scored runs: one self-contained file plus ``metrics.json`` and ``trials.csv``.
 
 ``write_report(run_dirs, out_html)`` renders the summary table (Table 6 layout), static SVG
-charts, the failed-trial drill-down and the run manifests; optional inputs add the E1–E8
+charts, the corrected validities with their verifier card, the drill-down of failed (and, with two readers,
+contested) trials and the run manifests; optional inputs add the E1–E8
 contrasts (``sitbench analyze --json``), the CHI/CHIS report and the RES summary.
 """
 
 from sitbench.report._data import (
     FailedTrial,
+    Listed,
     LoadedRun,
     failed_checks,
+    is_contested,
     is_failed,
     load_runs,
     select_failed,
+    select_listed,
 )
 from sitbench.report._exports import (
     METRICS_JSON,
@@ -37,8 +41,10 @@ __all__ = [
     "TRIALS_CSV",
     "TRIAL_COLUMNS",
     "FailedTrial",
+    "Listed",
     "LoadedRun",
     "failed_checks",
+    "is_contested",
     "is_failed",
     "load_analysis",
     "load_chi_report",
@@ -47,6 +53,7 @@ __all__ = [
     "metrics_document",
     "render_report",
     "select_failed",
+    "select_listed",
     "trial_rows",
     "write_metrics_json",
     "write_report",

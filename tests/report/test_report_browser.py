@@ -46,6 +46,9 @@ class _Page(HTMLParser):
         self._cell: tuple[str, str] | None = None
         self._in: str | None = None
         self.texts: dict[str, str] = {}
+        self.trials: list[tuple[str | None, bool]] = []
+        """Each drill-down row's ``data-agreement`` and whether the page's script hid it."""
+        self.band_cells = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -55,6 +58,9 @@ class _Page(HTMLParser):
             self._in = "title"
         if tag == "details" and "trial" in (a.get("class") or "").split():
             self.rows += 1
+            self.trials.append((a.get("data-agreement"), "hidden" in (a.get("class") or "").split()))
+        if tag == "span" and a.get("class") == "band":
+            self.band_cells += 1
         if tag == "td" and a.get("data-metric") == "macro_sit":
             self._cell = (a["data-run"] or "", a["data-config"] or "")
         if a.get("id") in ("shown", "listed"):
@@ -126,3 +132,27 @@ def test_hostile_response_does_not_run_in_the_browser(tmp_path: Path) -> None:
     assert page.root.get("data-ready") == "1"
     assert "PWNED" not in page.title
     assert page.rows == 3 and page.texts["shown"] == "3"  # A:PR-04, B:PR-01, B:PR-03
+
+
+def test_contested_view_in_chromium(two_reader_report: Path, two_reader_run: Path, tmp_path: Path) -> None:
+    records = raw_scores(two_reader_run)
+    contested = [r for r in records if r.get("agreement") == "contested"]
+    page = _dump(tmp_path, two_reader_report.as_uri())
+    assert page.root.get("data-ready") == "1", "the report's script did not run"
+    assert page.band_cells == 9 * 15  # every figure of every configuration carries its band
+    listed = len(page.trials)
+    assert page.texts["shown"] == page.texts["listed"] == str(listed) and listed > len(contested) > 0
+
+    # Filtering to contested trials (a filter given in the URL) leaves exactly the contested ones shown.
+    page = _dump(tmp_path, two_reader_report.as_uri() + "#agreement=contested")
+    visible = [agreement for agreement, hidden in page.trials if not hidden]
+    assert visible == ["contested"] * len(contested)
+    assert page.texts["shown"] == str(len(contested)) and page.texts["listed"] == str(listed)
+    page = _dump(tmp_path, two_reader_report.as_uri() + "#agreement=contested&config=B")
+    assert page.texts["shown"] == str(sum(1 for r in contested if r["config"] == "B"))
+
+    shot = tmp_path / "contested-view.png"
+    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,6000",
+              two_reader_report.as_uri() + "#agreement=contested")
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000

@@ -1,7 +1,8 @@
 """The HTML report of scored runs: one self-contained file plus ``metrics.json`` and ``trials.csv``.
 
 ``write_report(run_dirs, out_html)`` renders the summary table (Table 6 layout), static SVG
-charts, the failed-trial drill-down and the run manifests; optional inputs add the E1–E8
+charts, the corrected validities with their verifier card, the drill-down of failed (and, with two readers,
+contested) trials and the run manifests; optional inputs add the E1–E8
 contrasts (``sitbench analyze --json``), the CHI/CHIS report and the RES summary.
 ``write_comparison(report, out_html)`` writes the page of ``sitbench compare --html``.
 """
@@ -9,11 +10,14 @@ contrasts (``sitbench analyze --json``), the CHI/CHIS report and the RES summary
 from sitbench.report._compare import render_comparison, write_comparison
 from sitbench.report._data import (
     FailedTrial,
+    Listed,
     LoadedRun,
     failed_checks,
+    is_contested,
     is_failed,
     load_runs,
     select_failed,
+    select_listed,
 )
 from sitbench.report._exports import (
     METRICS_JSON,
@@ -39,8 +43,10 @@ __all__ = [
     "TRIALS_CSV",
     "TRIAL_COLUMNS",
     "FailedTrial",
+    "Listed",
     "LoadedRun",
     "failed_checks",
+    "is_contested",
     "is_failed",
     "load_analysis",
     "load_chi_report",
@@ -50,6 +56,7 @@ __all__ = [
     "render_comparison",
     "render_report",
     "select_failed",
+    "select_listed",
     "trial_rows",
     "write_comparison",
     "write_metrics_json",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +48,8 @@ class LoadedRun:
 
 @dataclass(frozen=True)
 class FailedTrial:
-    """A completed trial whose target verdict is invalid, with its recorded inputs and output."""
+    """A trial the drill-down lists — completed with an invalid target verdict, or contested by two readers — with
+    its recorded inputs and output."""
 
     run: str
     """Run display name."""
@@ -118,6 +119,70 @@ def load_runs(paths: Sequence[Path]) -> list[LoadedRun]:
     return [load_run(path, name) for path, name in zip(paths, run_names(paths), strict=True)]
 
 
+def is_contested(record: ScoreRecord) -> bool:
+    """Read by two readers whose verdicts differ (``agreement == "contested"``)."""
+    return record.agreement == "contested"
+
+
+@dataclass(frozen=True)
+class Listed:
+    """The trials the drill-down lists (failed, or contested by two readers) and how many there are in all."""
+
+    picked: list[tuple[LoadedRun, ScoreRecord]]
+    """The picked ``(run, score)`` pairs in report order (run, then file order)."""
+    failed: int
+    """Failed trials in all (completed, the primary reader's target verdict invalid)."""
+    contested: int
+    """Contested trials in all (two readers, verdicts differ), failed or not."""
+    total: int
+    """Trials that are failed, contested or both."""
+
+
+_Key = tuple[str, ...]
+
+
+def _pick(runs: Sequence[LoadedRun], cap: int,
+          group: Callable[[LoadedRun, ScoreRecord], _Key | None]) -> tuple[list[tuple[LoadedRun, ScoreRecord]],
+                                                                         dict[_Key, int]]:
+    """At most ``cap`` records of the groups ``group`` puts them in (None: not listed), round-robin over the groups
+    when there are more; the scores are read twice (count, then keep the picked), so memory holds ``cap`` records.
+
+    Returns:
+        The picked pairs in report order, and each group's count in all (in the order its first record comes).
+    """
+    counts: dict[_Key, int] = {}
+    for run in runs:
+        for record in run.scores:
+            key = group(run, record)
+            if key is not None:
+                counts[key] = counts.get(key, 0) + 1
+    total = sum(counts.values())
+    take = dict(counts) if total <= cap else _round_robin(counts, cap)
+    picked: list[tuple[LoadedRun, ScoreRecord]] = []
+    if not any(take.values()):
+        return picked, counts
+    seen = dict.fromkeys(counts, 0)
+    for run in runs:
+        for record in run.scores:
+            key = group(run, record)
+            if key is not None:
+                if seen[key] < take[key]:
+                    picked.append((run, record))
+                seen[key] += 1
+    return picked, counts
+
+
+def _failed_group(run: LoadedRun, record: ScoreRecord) -> _Key | None:
+    return (run.name, record.config, record.category.value) if is_failed(record) else None
+
+
+def _listed_group(run: LoadedRun, record: ScoreRecord) -> _Key | None:
+    failed, contested = is_failed(record), is_contested(record)
+    if not (failed or contested):
+        return None
+    return (run.name, record.config, record.category.value, "failed" if failed else "", "contested" if contested else "")
+
+
 def select_failed(runs: Sequence[LoadedRun], cap: int) -> tuple[list[tuple[LoadedRun, ScoreRecord]], int]:
     """Pick at most ``cap`` failed trials for the drill-down.
 
@@ -131,29 +196,23 @@ def select_failed(runs: Sequence[LoadedRun], cap: int) -> tuple[list[tuple[Loade
         The picked ``(run, score)`` pairs in report order (run, then file order) and the
         total number of failed trials.
     """
-    counts: dict[tuple[str, str, str], int] = {}  # groups in the order their first failure comes
-    for run in runs:
-        for record in run.scores:
-            if is_failed(record):
-                key = (run.name, record.config, record.category.value)
-                counts[key] = counts.get(key, 0) + 1
-    total = sum(counts.values())
-    take = dict(counts) if total <= cap else _round_robin(counts, cap)
-    picked: list[tuple[LoadedRun, ScoreRecord]] = []
-    if not any(take.values()):
-        return picked, total
-    seen = dict.fromkeys(counts, 0)
-    for run in runs:
-        for record in run.scores:
-            if is_failed(record):
-                key = (run.name, record.config, record.category.value)
-                if seen[key] < take[key]:
-                    picked.append((run, record))
-                seen[key] += 1
-    return picked, total
+    picked, counts = _pick(runs, cap, _failed_group)
+    return picked, sum(counts.values())
 
 
-def _round_robin(counts: dict[tuple[str, str, str], int], cap: int) -> dict[tuple[str, str, str], int]:
+def select_listed(runs: Sequence[LoadedRun], cap: int) -> Listed:
+    """Pick at most ``cap`` failed or contested trials for the drill-down.
+
+    As :func:`select_failed`, with the round robin over (run, configuration, category, failed, contested)
+    groups, so the contested trials of every group are represented beside its failures. With one reader
+    nothing is contested and the pick is :func:`select_failed`'s.
+    """
+    picked, counts = _pick(runs, cap, _listed_group)
+    return Listed(picked=picked, failed=sum(n for key, n in counts.items() if key[3]),
+                  contested=sum(n for key, n in counts.items() if key[4]), total=sum(counts.values()))
+
+
+def _round_robin(counts: dict[_Key, int], cap: int) -> dict[_Key, int]:
     """How many of each group's first failures a round robin over the groups (in order, one from
     each at every depth) picks before it has ``cap``; ``counts`` hold more than ``cap`` in all."""
     take = dict.fromkeys(counts, 0)

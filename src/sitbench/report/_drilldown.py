@@ -1,4 +1,5 @@
-"""The failed-trial drill-down: one collapsible entry per trial, filtered by the page's script."""
+"""The drill-down of failed (and, with two readers, contested) trials: one collapsible entry per trial, filtered by
+the page's script."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import Callable, Sequence
 from sitbench.glossary import category_label, config_label
 from sitbench.metrics import laa_outcome
 from sitbench.render import esc
-from sitbench.report._data import FailedTrial, LoadedRun, failed_checks
+from sitbench.report._data import FailedTrial, Listed, LoadedRun, failed_checks, is_contested
 from sitbench.report._exports import TRIALS_CSV
+from sitbench.report._readers import agreement_filter_options, has_two_readers, two_readers_html
 from sitbench.runs import ScoreRecord
+from sitbench.schema import Observation
 
 DRILLDOWN_TEXT_BUDGET = 4_000_000
 """Characters of envelope and response text the drill-down may carry in all; long texts are
@@ -49,8 +52,9 @@ def _text_limit(trials: Sequence[FailedTrial]) -> int | None:
     return lo
 
 
-def _observation_html(failed: FailedTrial, response: str | None) -> str:
-    obs = failed.score.observation
+def observation_html(obs: Observation | None, response: str | None) -> str:
+    """A reader's Γ̂ as a list: acts, claims (with the span of the response they read), unmapped statements,
+    uncertainty, disclosure and the extractor."""
     if obs is None:
         return "<p class='note'>No observation recorded.</p>"
     items: list[str] = [f"<b>acts Ŷ</b>: {esc(', '.join(a.value for a in obs.acts) or '(none)')}"]
@@ -79,6 +83,8 @@ def _observation_html(failed: FailedTrial, response: str | None) -> str:
 def _checks_html(failed: FailedTrial) -> str:
     score = failed.score
     assert score.verdict is not None
+    if score.verdict.valid:
+        return "<p class='note'>Target verdict valid: every check passed.</p>" + _partner_html(score)
     rows = [
         f"<tr><td class='l'>{esc(name)}</td><td class='l'>{esc(check.reason)}</td></tr>"
         for name, check in score.verdict.checks.items()
@@ -90,7 +96,12 @@ def _checks_html(failed: FailedTrial) -> str:
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p class='note'>passed: {esc(', '.join(passed) or '(none)')}</p>"
     )
-    if score.partner is not None:
+    return out + _partner_html(score)
+
+
+def _partner_html(score: ScoreRecord) -> str:
+    out = ""
+    if score.verdict is not None and score.partner is not None:
         partner_failed = [name for name, c in score.partner.checks.items() if not c.passed]
         outcome = laa_outcome(score.verdict.valid, score.partner.valid).replace("_", " ")
         out += (
@@ -121,6 +132,8 @@ def _trial_html(failed: FailedTrial, limit: int | None) -> str:
         f"{' · ' + esc(s.stratum) if s.stratum else ''}{' · Q*' if s.theorem_qualified else ''}</span> "
         + "".join(f"<span class='pill bad'>{esc(c)}</span>" for c in checks)
         + "".join(f"<span class='pill flag'>{esc(f)}</span>" for f in flags)
+        + (f"<span class='pill contested'>contested: {esc(', '.join(s.contested_checks) or 'flags')}</span>"
+           if is_contested(s) else "")
     )
     body: list[str] = []
     trial = failed.trial
@@ -140,18 +153,26 @@ def _trial_html(failed: FailedTrial, limit: int | None) -> str:
         body.append("<h4>Response</h4>")
         body.append(f"<pre>{esc(_shorten(response, limit, where)) if response is not None else '(no text)'}</pre>")
     body.append("<h4>Extracted observation Γ̂</h4>")
-    body.append(_observation_html(failed, response))
+    body.append(observation_html(s.observation, response))
     body.append("<h4>Checks</h4>")
     body.append(_checks_html(failed))
+    if s.second is not None:
+        body.append(two_readers_html(s, observation_html(s.second.observation, response)))
     trace = [where, f"probe {s.probe_id}", f"capability {s.capability}", f"prompt tokens {s.prompt_tokens}"]
     if s.verdict is not None:
         trace.append(f"scorer {s.verdict.verifier_version}")
     body.append(f"<p class='note'>{esc(' · '.join(trace))}</p>")
     return (
         f"<details class='trial' data-run='{esc(failed.run)}' data-config='{esc(s.config)}' "
-        f"data-category='{esc(s.category.value)}' data-checks='{esc(' '.join(checks))}' data-flags='{esc(' '.join(flags))}'>"
+        f"data-category='{esc(s.category.value)}' data-checks='{esc(' '.join(checks))}' data-flags='{esc(' '.join(flags))}'"
+        f"{_agreement_attribute(s)}>"
         f"<summary>{summary}</summary><div class='body'>{''.join(body)}</div></details>"
     )
+
+
+def _agreement_attribute(score: ScoreRecord) -> str:
+    """``data-agreement`` for a trial read by two readers (what the readers filter matches); none with one."""
+    return f" data-agreement='{esc(score.agreement)}'" if score.agreement is not None else ""
 
 
 def _select(element_id: str, label: str, options: Sequence[str], shown: Callable[[str], str] = str) -> str:
@@ -159,13 +180,12 @@ def _select(element_id: str, label: str, options: Sequence[str], shown: Callable
     return f"<label>{esc(label)} <select id='{element_id}'><option value=''>all</option>{opts}</select></label>"
 
 
-def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: int, cap: int) -> str:
-    """The filter bar, the note on what is listed, and one ``<details class='trial'>`` per trial."""
-    limit = _text_limit(trials)
+def _filters(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial]) -> str:
     configs = sorted({t.score.config for t in trials})
     categories = sorted({t.score.category.value for t in trials})
     checks = sorted({c for t in trials for c in failed_checks(t.score)})
-    filters = (
+    agreements = agreement_filter_options(runs)
+    return (
         "<div class='filters'>"
         "<label>search <input type='search' id='q' placeholder='words in trial id, envelope, response, reasons…'></label>"
         + _select("f-run", "run", [r.name for r in runs])
@@ -173,14 +193,28 @@ def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: i
         + _select("f-category", "category", categories, category_label)
         + _select("f-check", "failing check", checks)
         + _select("f-flag", "diagnostic", ["FMR", "TL", "UEL"])
+        + (_select("f-agreement", "readers", agreements) if agreements else "")
         + "<button type='button' id='clear'>clear</button>"
         f"<span><b id='shown'>{len(trials)}</b> of <span id='listed'>{len(trials)}</span> listed</span>"
         "</div>"
     )
-    note = (
-        f"<p class='note'>{total:,} failed trial{'s' if total != 1 else ''} (completed, target verdict invalid) "
-        f"across {len(runs)} run{'s' if len(runs) != 1 else ''}. "
-    )
+
+
+def _what_is_listed(runs: Sequence[LoadedRun], listed: Listed) -> str:
+    across = f"across {len(runs)} run{'s' if len(runs) != 1 else ''}. "
+    failed = f"{listed.failed:,} failed trial{'s' if listed.failed != 1 else ''} (completed, target verdict invalid)"
+    if not any(has_two_readers(run) for run in runs):
+        return f"{failed} {across}"
+    return (f"{failed} and {listed.contested:,} contested (two readers' verdicts differ, the primary reader's "
+            f"valid or not): {listed.total:,} trial{'s' if listed.total != 1 else ''} {across}"
+            "Filter with <b>readers = contested</b> to see both readers' verdicts and the checks they differ on. ")
+
+
+def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], listed: Listed, cap: int) -> str:
+    """The filter bar, the note on what is listed, and one ``<details class='trial'>`` per trial."""
+    limit = _text_limit(trials)
+    total = listed.total
+    note = f"<p class='note'>{_what_is_listed(runs, listed)}"
     if len(trials) < total:
         note += (
             f"<b class='warn'>Showing {len(trials):,} of {total:,}</b>: the drill-down is capped at {cap:,} trials, "
@@ -193,4 +227,4 @@ def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], total: i
     body = "".join(_trial_html(t, limit) for t in trials)
     if not trials:
         body = "<p class='note'>No failed trials.</p>"
-    return filters + note + f"<div id='trials'>{body}</div>"
+    return _filters(runs, trials) + note + f"<div id='trials'>{body}</div>"

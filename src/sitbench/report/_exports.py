@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sitbench._version import __version__
+from sitbench.report._card import verifier_cards
 from sitbench.report._data import LoadedRun, failed_checks
 from sitbench.stores import atomic_writer, write_text_atomic
 
@@ -49,8 +50,9 @@ def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
     """The ``metrics.json`` document.
 
     Shape: ``{"sitbench_version": …, "runs": {NAME: {"path", "run_id", "model",
-    "verifier_version", "dataset_sha256", "files_sha256", "configs": {CONFIG: ConfigMetrics}}}}``
-    — the ``configs`` objects are exactly what ``sitbench metrics --json`` prints.
+    "verifier_version", "dataset_sha256", "files_sha256", "configs": {CONFIG: ConfigMetrics},
+    "verifier_cards": [ReaderCard]}}}`` — the ``configs`` and ``verifier_cards`` are exactly what
+    ``sitbench metrics --json`` prints.
     """
     return {
         "sitbench_version": __version__,
@@ -63,6 +65,7 @@ def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
                 "dataset_sha256": run.manifest.dataset.get("manifest_sha256"),
                 "files_sha256": run.file_sha256,
                 "configs": {config: row.model_dump(mode="json") for config, row in run.metrics.items()},
+                "verifier_cards": [card.model_dump(mode="json") for card in verifier_cards(run.metrics)],
             }
             for run in runs
         },

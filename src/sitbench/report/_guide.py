@@ -14,6 +14,7 @@ from pathlib import Path
 from sitbench.glossary import CATEGORIES, CONFIGURATIONS, METRICS, REFERENCES, SEED
 from sitbench.render import esc
 from sitbench.report._data import LoadedRun, is_failed
+from sitbench.report._readers import has_two_readers
 from sitbench.stats import AnalysisReport
 
 
@@ -80,10 +81,12 @@ def next_commands(
              f"{'s' if count != 1 else ''} in {name}) as the evaluator sees it: records and contract in words"),
             f"sitbench show {_q(_dataset(run))} {_q(probe)}",
         ))
-    steps.append((
-        "check the rule-based reading of the answers with a second extractor (its measured error is in the README)",
-        f"sitbench observe {_q(runs[0].path)} --extractor llm:openai/MODEL && sitbench agreement {_q(runs[0].path)}",
-    ))
+    if not has_two_readers(runs[0]):
+        steps.append((
+            "check the rule-based reading of the answers with a second extractor (its measured error is in the "
+            "README)",
+            f"sitbench observe {_q(runs[0].path)} --extractor llm:openai/MODEL && sitbench agreement {_q(runs[0].path)}",
+        ))
     steps.append((
         "run another model on the same dataset and compare it here",
         (f"sitbench run {_q(_dataset(runs[0]))} --config all --model openai/MODEL --out runs/MODEL && "

@@ -30,11 +30,12 @@ from sitbench.metrics import format_percent as pct
 from sitbench.render import content_security_policy, esc, kv, num
 from sitbench.report._agents import agent_section
 from sitbench.report._audit import audit_section, load_audit_result
+from sitbench.report._card import corrected_section
 from sitbench.report._data import (
     LoadedRun,
     load_failed_trials,
     load_runs,
-    select_failed,
+    select_listed,
 )
 from sitbench.report._drilldown import drilldown
 from sitbench.report._exports import (
@@ -44,6 +45,7 @@ from sitbench.report._exports import (
     write_trials_csv,
 )
 from sitbench.report._guide import glossary_section, next_steps_box
+from sitbench.report._readers import band_span, contested_table, has_two_readers
 from sitbench.report._sections import (
     analysis_section,
     chi_section,
@@ -113,6 +115,8 @@ details.trial .body{padding:2px 14px 10px}
 .pill{display:inline-block;border-radius:10px;padding:0 7px;margin:0 2px;font-size:12px;background:#eceff6}
 .pill.bad{background:#fde8e6;color:var(--bad)}
 .pill.flag{background:#fff1d6;color:#8a5300}
+.pill.contested{background:#efe6fb;color:#5b2a9e}
+.band{display:block;font-size:11px;color:var(--muted)}
 .role{font-weight:700;font-size:12px;color:var(--muted)}
 .hidden{display:none}
 .muted{color:var(--muted)}
@@ -126,8 +130,8 @@ table.glossary td{white-space:normal;vertical-align:top}
 _SCRIPT = """
 (function(){
 var rows=Array.prototype.slice.call(document.querySelectorAll('details.trial'));
-var ids=['q','f-run','f-config','f-category','f-check','f-flag'];
-var keys={'q':'q','f-run':'run','f-config':'config','f-category':'category','f-check':'check','f-flag':'flag'};
+var ids=['q','f-run','f-config','f-category','f-check','f-flag','f-agreement'].filter(function(i){return document.getElementById(i);});
+var keys={'q':'q','f-run':'run','f-config':'config','f-category':'category','f-check':'check','f-flag':'flag','f-agreement':'agreement'};
 var el={};ids.forEach(function(i){el[i]=document.getElementById(i);});
 var shown=document.getElementById('shown');
 var text=new Array(rows.length);
@@ -135,11 +139,12 @@ function hay(i){if(text[i]===undefined){text[i]=rows[i].textContent.toLowerCase(
 function has(list,v){return (' '+list+' ').indexOf(' '+v+' ')>=0;}
 function apply(){
   var q=(el['q'].value||'').toLowerCase().trim(),run=el['f-run'].value,cfg=el['f-config'].value,
-      cat=el['f-category'].value,chk=el['f-check'].value,flag=el['f-flag'].value,n=0;
+      cat=el['f-category'].value,chk=el['f-check'].value,flag=el['f-flag'].value,
+      agr=el['f-agreement']?el['f-agreement'].value:'',n=0;
   var terms=q?q.split(/\\s+/):[];
   for(var i=0;i<rows.length;i++){
     var r=rows[i],d=r.dataset,ok=(!run||d.run===run)&&(!cfg||d.config===cfg)&&(!cat||d.category===cat)
-      &&(!chk||has(d.checks,chk))&&(!flag||has(d.flags,flag));
+      &&(!chk||has(d.checks,chk))&&(!flag||has(d.flags,flag))&&(!agr||d.agreement===agr);
     for(var t=0;ok&&t<terms.length;t++){ok=hay(i).indexOf(terms[t])>=0;}
     r.classList.toggle('hidden',!ok);if(ok){n++;}
   }
@@ -186,10 +191,11 @@ def _summary_table(run: LoadedRun) -> str:
         values = row.model_dump()
         cells = [f"<td class='l' title='{esc(config_label(config))}: {esc(config_name(config))}'><b>{esc(config)}</b></td>"]
         for field, _ in _VALIDITY_COLUMNS:
-            cells.append(_metric_cell(run.name, config, field, values[field]))
-        cells.append(_metric_cell(run.name, config, "macro_sit", row.macro_sit, css="macro"))
+            cells.append(_metric_cell(run.name, config, field, values[field], band=band_span(row, field)))
+        cells.append(_metric_cell(run.name, config, "macro_sit", row.macro_sit, css="macro",
+                                  band=band_span(row, "macro_sit")))
         for field, _ in _DIAGNOSTIC_COLUMNS:
-            cells.append(_metric_cell(run.name, config, field, values[field]))
+            cells.append(_metric_cell(run.name, config, field, values[field], band=band_span(row, field)))
         cells.append(
             f"<td data-run='{esc(run.name)}' data-config='{esc(config)}' data-metric='completed_attempted'>"
             f"{row.n_completed} / {row.n_attempted}</td>"
@@ -221,12 +227,13 @@ def _summary_table(run: LoadedRun) -> str:
         shown = incomplete[:20]
         more = f" (+{len(incomplete) - 20} more)" if len(incomplete) > 20 else ""
         out += f"<p class='note warn'>Incomplete pairs: {esc('; '.join(shown))}{esc(more)}</p>"
-    return out
+    return out + contested_table(run)
 
 
-def _metric_cell(run: str, config: str, field: str, value: float | None, css: str = "") -> str:
+def _metric_cell(run: str, config: str, field: str, value: float | None, css: str = "", band: str = "") -> str:
     cls = f" class='{css}'" if css else ""
-    return f"<td{cls} data-run='{esc(run)}' data-config='{esc(config)}' data-metric='{esc(field)}'>{pct(value)}</td>"
+    return (f"<td{cls} data-run='{esc(run)}' data-config='{esc(config)}' data-metric='{esc(field)}'>{pct(value)}"
+            f"{band}</td>")
 
 
 def _denominators(run: LoadedRun) -> str:
@@ -357,6 +364,31 @@ def _csp(script: str) -> str:
     return content_security_policy(script)
 
 
+def _optional_sections(
+    runs: Sequence[LoadedRun],
+    *,
+    analysis: AnalysisReport | None,
+    chi_report: ChiReport | None,
+    res_summary: ResScore | None,
+    audit: Any | None,
+) -> list[tuple[str, str, str, str]]:
+    """``(id, nav label, heading, body)`` of the sections only some reports have, in page order."""
+    out: list[tuple[str, str, str, str]] = []
+    if analysis is not None:
+        out.append(("contrasts", "E1–E8", "Confirmatory contrasts E1–E8 (Holm–Bonferroni)",
+                    analysis_section(analysis)))
+    if chi_report is not None:
+        out.append(("chi", "CHI/CHIS", "CHI / CHIS", chi_section(chi_report)))
+    if res_summary is not None:
+        out.append(("res", "RES", "RES triplet summary", res_section(res_summary)))
+    if audit is not None:
+        out.append(("audit", "Verifier audit", "Verifier audit (seed §8.3)", audit_section(audit)))
+    agents = agent_section(runs)
+    if agents is not None:
+        out.append(("agents", "Agents", "Agents: time, tokens and memory per trial", agents))
+    return out
+
+
 def render_report(
     runs: Sequence[LoadedRun],
     *,
@@ -383,48 +415,28 @@ def render_report(
     Returns:
         The complete HTML document.
     """
-    picked, total = select_failed(runs, max_failed)
-    trials = load_failed_trials(picked)
+    listed = select_listed(runs, max_failed)
+    trials = load_failed_trials(listed.picked)
     stamp = generated_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    nav = [("next", "Next"), ("summary", "Summary"), ("charts", "Charts")]
-    if analysis is not None:
-        nav.append(("contrasts", "E1–E8"))
-    if chi_report is not None:
-        nav.append(("chi", "CHI/CHIS"))
-    if res_summary is not None:
-        nav.append(("res", "RES"))
-    if audit is not None:
-        nav.append(("audit", "Verifier audit"))
-    agents = agent_section(runs)
-    if agents is not None:
-        nav.append(("agents", "Agents"))
-    nav += [("drilldown", "Failed trials"), ("glossary", "Glossary"), ("manifest", "Manifests")]
-
-    sections: list[str] = [next_steps_box(runs, analysis=analysis, out_html=out_html)]
     summary = "".join(
         f"<h3>{esc(run.name)}</h3>{_run_header(run)}{_summary_table(run)}{_denominators(run)}" for run in runs
     )
-    sections.append(f"<section id='summary'><h2>Summary (laid out like seed paper Table 6)</h2>{summary}</section>")
-    charts = "".join(f"<h3>{esc(run.name)}</h3>{_charts(run)}" for run in runs)
-    sections.append(f"<section id='charts'><h2>Charts</h2>{charts}</section>")
-    if analysis is not None:
-        sections.append(
-            f"<section id='contrasts'><h2>Confirmatory contrasts E1–E8 (Holm–Bonferroni)</h2>{analysis_section(analysis)}</section>"
-        )
-    if chi_report is not None:
-        sections.append(f"<section id='chi'><h2>CHI / CHIS</h2>{chi_section(chi_report)}</section>")
-    if res_summary is not None:
-        sections.append(f"<section id='res'><h2>RES triplet summary</h2>{res_section(res_summary)}</section>")
-    if audit is not None:
-        sections.append(f"<section id='audit'><h2>Verifier audit (seed §8.3)</h2>{audit_section(audit)}</section>")
-    if agents is not None:
-        sections.append(f"<section id='agents'><h2>Agents: time, tokens and memory per trial</h2>{agents}</section>")
-    sections.append(
-        f"<section id='drilldown'><h2>Failed trials</h2>{drilldown(runs, trials, total, max_failed)}</section>"
-    )
-    sections.append(f"<section id='glossary'><h2>Glossary</h2>{glossary_section()}</section>")
-    manifests = "".join(_manifest_section(run) for run in runs)
-    sections.append(f"<section id='manifest'><h2>Manifests</h2>{manifests}</section>")
+    parts = [("summary", "Summary", "Summary (laid out like seed paper Table 6)", summary)]
+    corrected = corrected_section(runs)
+    if corrected is not None:
+        parts.append(("corrected", "Corrected", "Corrected validities (verifier card)", corrected))
+    parts.append(("charts", "Charts", "Charts", "".join(f"<h3>{esc(run.name)}</h3>{_charts(run)}" for run in runs)))
+    parts += _optional_sections(runs, analysis=analysis, chi_report=chi_report, res_summary=res_summary, audit=audit)
+    two = any(has_two_readers(run) for run in runs)
+    parts.append(("drilldown", "Failed & contested" if two else "Failed trials",
+                  "Failed and contested trials" if two else "Failed trials",
+                  drilldown(runs, trials, listed, max_failed)))
+    parts.append(("glossary", "Glossary", "Glossary", glossary_section()))
+    parts.append(("manifest", "Manifests", "Manifests", "".join(_manifest_section(run) for run in runs)))
+    nav = [("next", "Next")] + [(key, label) for key, label, _, _ in parts]
+    sections = [next_steps_box(runs, analysis=analysis, out_html=out_html)] + [
+        f"<section id='{key}'><h2>{title}</h2>{body}</section>" for key, _, title, body in parts
+    ]
 
     run_list = ", ".join(f"{run.name} ({run.model})" for run in runs)
     return (

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sitbench.cli import main
+from sitbench.data import demo_readings
 from sitbench.report import write_report
 
 
@@ -19,8 +20,8 @@ def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-READINGS = Path(__file__).resolve().parents[1] / "verify" / "corpus" / "blind" / "demo-sitbench-llm-3.jsonl"
-"""The frozen blind readings of every distinct answer of the demo runs (LLM prompt sitbench-llm/3)."""
+READINGS = demo_readings()
+"""The frozen blind readings of every distinct answer of the demo runs, shipped in the package."""
 
 
 @pytest.fixture(scope="session")

@@ -199,3 +199,18 @@ def test_a_capped_drilldown_keeps_contested_trials_among_many_failures() -> None
     listed = select_listed([run], 3)  # type: ignore[list-item]
     assert (listed.failed, listed.contested, listed.total) == (11, 2, 12)
     assert [r.trial_id for _, r in listed.picked] == ["A:PR-000", "A:PR-010", "A:PR-011"]
+
+
+def test_trials_csv_carries_both_readers(two_reader_report: Path, two_reader_run: Path) -> None:
+    import csv
+
+    from sitbench.metrics import load_scores
+
+    with (two_reader_report.parent / "trials.csv").open(encoding="utf-8") as handle:
+        rows = {row["trial_id"]: row for row in csv.DictReader(handle)}
+    for record in load_scores(two_reader_run):
+        row = rows[record.trial_id]
+        assert row["agreement"] == (record.agreement or "")
+        assert row["contested_checks"] == ";".join(record.contested_checks)
+        assert record.second is not None
+        assert row["second_valid"] == ("true" if record.second.verdict.valid else "false")

@@ -41,9 +41,13 @@ TRIAL_COLUMNS: tuple[str, ...] = (
     "answer_ms",
     "agent_tokens",
     "memory_ops",
+    "agreement",
+    "contested_checks",
+    "second_valid",
+    "second_partner_valid",
 )
-"""Columns of ``trials.csv``, one row per trial. ``run`` is first because trial ids repeat across runs; the
-last four are filled for agent runs only."""
+"""Columns of ``trials.csv``, one row per trial. ``run`` is first because trial ids repeat across runs;
+``ingest_ms`` … ``memory_ops`` are filled for agent runs only, the last four for runs scored by two readers."""
 
 
 def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
@@ -119,6 +123,11 @@ def iter_trial_rows(runs: Sequence[LoadedRun]) -> Iterator[dict[str, str]]:
                 "answer_ms": "" if r.answer_ms is None else f"{r.answer_ms:.3f}",
                 "agent_tokens": "" if r.agent_tokens is None else str(r.agent_tokens),
                 "memory_ops": "" if r.memory_ops is None else str(r.memory_ops),
+                "agreement": r.agreement or "",
+                "contested_checks": ";".join(r.contested_checks),
+                "second_valid": _flag(None if r.second is None else r.second.verdict.valid),
+                "second_partner_valid": _flag(None if r.second is None or r.second.partner is None
+                                              else r.second.partner.valid),
             }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -201,7 +202,7 @@ def _readings(record: ScoreRecord) -> tuple[_Reading, _Reading, _Reading] | None
                      record.unauthorized_epistemic)
     other = record.second
     if other is None:
-        return point, point, point
+        return point, point, point  # the same tuple three times: nothing is built for one reader
     second = _Reading(other.verdict.valid, other.partner.valid if other.partner is not None else None,
                       other.false_memory, other.temporal_leak, other.unauthorized_epistemic)
     partners = [v for v in (point.partner_valid, second.partner_valid) if v is not None]
@@ -285,7 +286,10 @@ class _ConfigAccumulator:
         self.trials = _Tally()
         self.category_trials = {category: _Tally() for category in CATEGORY_ORDER}
         self.laa_trials = _Tally()
-        self.point, self.low, self.high = _Figures(), _Figures(), _Figures()
+        self.point = _Figures()
+        # The bounds exist from the first two-reader record on: until then every reading is the primary's, so
+        # they start as copies of the point figures (one reader costs nothing extra).
+        self.bounds: tuple[_Figures, _Figures] | None = None
         self.unscored: dict[str, int] = {}
         self.over_length = 0
         self.two_readers = 0
@@ -311,14 +315,19 @@ class _ConfigAccumulator:
             if record.agreement == "contested":
                 self.contested[record.category.value] = self.contested.get(record.category.value, 0) + 1
         readings = _readings(record)
-        for figures, reading in zip((self.point, self.low, self.high), readings or (None, None, None), strict=True):
-            figures.add(record, reading)
+        point, low, high = readings or (None, None, None)
+        if self.bounds is None and record.second is not None:
+            self.bounds = (copy.deepcopy(self.point), copy.deepcopy(self.point))
+        self.point.add(record, point)
+        if self.bounds is not None:
+            self.bounds[0].add(record, low)
+            self.bounds[1].add(record, high)
 
     def _band(self) -> dict[str, Band] | None:
-        if not self.two_readers:
+        if self.bounds is None:
             return None
-        low, _ = self.low.values()
-        high, _ = self.high.values()
+        low, _ = self.bounds[0].values()
+        high, _ = self.bounds[1].values()
         band: dict[str, Band] = {}
         for metric in BANDED:
             ends = [v for v in (low[metric], high[metric]) if v is not None]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from sitbench.cli import main
+from sitbench.runs import FORMAT_VERSION
 
 from ._pilot_dir import PilotDir
 
@@ -140,7 +141,7 @@ def test_schema_export_writes_the_json_schemas(tmp_path: Path, capsys: pytest.Ca
     # The run records are exported with their format version (1 when a record lacks it).
     for name in ("run_manifest", "trial_record", "score_record"):
         schema = json.loads((out / f"{name}.schema.json").read_text(encoding="utf-8"))
-        assert schema["properties"]["format_version"]["default"] == 2
+        assert schema["properties"]["format_version"]["default"] == FORMAT_VERSION
     # Contract fields live on the probe's contract only, never in the query schema.
     query = json.loads((out / "query.schema.json").read_text(encoding="utf-8"))
     assert not {"required_acts", "required_claims", "temporal_cutoff"} & set(query["properties"])

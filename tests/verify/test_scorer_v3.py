@@ -316,3 +316,32 @@ def test_a_truthful_refusal_meets_general_allowed(dev_judge: Judge) -> None:
         assert not valid(dev_judge, probe.probe_id, obs([]))
         checked += 1
     assert checked >= 15
+
+
+# --- "I never studied it": {REJECT} and {ABSTAIN, REJECT} are one verdict ---------------------------------------
+
+def _valid(judge: Judge, probe_id: str, observation: Observation) -> bool:
+    return judge.score_observation(probe_id, observation).verdict.valid
+
+
+@pytest.mark.parametrize("denial", [("P-18", False, AC), ("P-18", False, UN)])
+def test_a_denial_of_acquisition_is_also_abstain(pilot_judge: Judge, denial: tuple[str, bool, ClaimProvenance]) -> None:
+    # PR-16 requires ABSTAIN (the identity never learned biochemistry): "I never studied biochemistry." read as a
+    # bare REJECT with the denied knowledge item, or as ABSTAIN and REJECT, gets the same verdict: valid.
+    for acts in ([Act.REJECT], [Act.ABSTAIN, Act.REJECT]):
+        assert _valid(pilot_judge, "PR-16", obs(acts, [denial])), acts
+    # The same through a denied unmapped topic (the broader subject the reader records).
+    assert _valid(pilot_judge, "PR-16", obs([Act.REJECT], unmapped=[("knowledge.topic", "biochemistry", False, AC)]))
+
+
+def test_a_reject_without_a_denial_of_acquisition_is_not_abstain(pilot_judge: Judge) -> None:
+    # A REJECT of something else (a premise about a place) says nothing about not having learned the topic.
+    assert not _valid(pilot_judge, "PR-16", obs([Act.REJECT], [("P-09", False, PE)]))
+    assert not _valid(pilot_judge, "PR-16", obs([Act.REJECT]))
+
+
+def test_abstain_still_never_satisfies_a_required_reject(pilot_judge: Judge) -> None:
+    # PR-17 requires REJECT and a labelled general answer: ABSTAIN alone never stands in for the REJECT.
+    assert not _valid(pilot_judge, "PR-17", obs([Act.ABSTAIN, Act.ANSWER], [("P-23", True, AG)]))
+    for acts in ([Act.REJECT, Act.ANSWER], [Act.ABSTAIN, Act.REJECT, Act.ANSWER]):
+        assert _valid(pilot_judge, "PR-17", obs(acts, [("P-18", False, AC), ("P-23", True, AG)])), acts

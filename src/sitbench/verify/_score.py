@@ -35,10 +35,10 @@ from sitbench.schema import (
 )
 from sitbench.verify._compat import Compatibility, Grounding, NodeKey, packaged, profile_values
 
-SCORER_VERSION = "sitbench-scorer/3.1"
+SCORER_VERSION = "sitbench-scorer/3.2"
 """Version of the contract scorer; bump it whenever a check changes a verdict."""
 
-VERIFIER_VERSION = "sitbench-verifier/3.1"
+VERIFIER_VERSION = "sitbench-verifier/3.2"
 """Version of the verifier as a whole (the default extractor and the scorer), named in run manifests."""
 
 CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")
@@ -270,6 +270,22 @@ def _declines_general_answer(observation: Observation, contract: Contract, suppo
     return not acquired and bool({Act.REJECT, Act.ABSTAIN} & set(observation.acts))
 
 
+_ACQUIRED_SLOTS = ("knowledge.", "skill.")
+"""Closed-world slots whose values are acquired (a topic, a skill): denying one denies acquisition."""
+
+
+def _denies_acquisition(observation: Observation, support: Support) -> bool:
+    """Whether the reading denies that the identity acquired something: a denied knowledge item, a denial with
+    the provenance ``acquired``, or a denied value of a knowledge or skill slot."""
+    for claim in observation.claims:
+        prop = support.propositions.get(claim.prop_id)
+        if not claim.polarity and (claim.provenance is ClaimProvenance.ACQUIRED or (
+                prop is not None and prop.predicate.kind is PredicateKind.KNOWLEDGE)):
+            return True
+    return any(not item.polarity and item.slot is not None and item.slot.startswith(_ACQUIRED_SLOTS)
+               for item in observation.unmapped)
+
+
 def score(observation: Observation, contract: Contract, support: Support) -> Verdict:
     """Seven checks and their conjunction. Pure: same inputs, same verdict."""
     if _declines_general_answer(observation, contract, support):
@@ -278,6 +294,10 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
     engaged = observation.engaged
     # A reply that does not engage supplies nothing the question asked for, so it does not ANSWER.
     acts = set(observation.acts) - ({Act.ANSWER} if not engaged else set())
+    if Act.REJECT in acts and _denies_acquisition(observation, support):
+        # "I never studied it" denies acquisition (REJECT) and so says the identity has not acquired it, which is
+        # ABSTAIN (SPEC §2.4): a reading of {REJECT} and one of {ABSTAIN, REJECT} get one verdict.
+        acts.add(Act.ABSTAIN)
     matcher = _Matcher(observation, support)
     checks = {
         "act": _check_acts(contract, acts),

@@ -201,6 +201,32 @@ def run(panel: str, model: str, seed: int, trajectories: int, retriever: str, gr
     if out is not None:
         _say(f"wrote {out}/manifest.json, observations.jsonl, probes.jsonl, report.txt; next: "
              f"sitbench chi memory report {out} --out memory.html")
+    _report_malformed(agent, summary["malformed_replies"])
+
+
+#: Exit code of a run in which the agent returned replies in no accepted form (as `sitbench run`'s dropped trials).
+EXIT_MALFORMED_REPLIES = 4
+
+
+def _report_malformed(agent: str, malformed: list[dict[str, Any]]) -> None:
+    """One line per kind of malformed reply naming the agent, the first probes and the accepted forms; exit 4."""
+    if not malformed:
+        return
+    from collections import defaultdict
+
+    from sitbench.agents import ACCEPTED_REPLY_FORMS
+
+    by_reason: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in malformed:
+        by_reason[str(m["reason"]).split("; accepted replies:")[0]].append(m)
+    for reason, probes in by_reason.items():
+        first = probes[0]
+        named = ", ".join(p["probe_id"] for p in probes[:3]) + (", …" if len(probes) > 3 else "")
+        _say(f"error: agent {agent!r}: {reason} for {len(probes)} probe(s) ({named}; first in {first['panel']}, "
+             f"arm {first['arm']}, trajectory {first['trajectory'] + 1}); accepted replies: {ACCEPTED_REPLY_FORMS}")
+    _say(f"error: {len(malformed)} replies in no accepted form were scored invalid (each is in probes.jsonl with "
+         f"its reason); fix the agent's respond() and run again (exit code {EXIT_MALFORMED_REPLIES})")
+    raise click.exceptions.Exit(EXIT_MALFORMED_REPLIES)
 
 
 @memory.command()

@@ -245,6 +245,10 @@ def with_cache(
         if bypasses_cache(candidate):
             wrapped[spec] = candidate
             bypassed[spec] = "deterministic mock candidates are never cached"
+        elif candidate.describe().get("provider") == "agent":
+            # An agent is a system with its own state and version: its cells are always answered afresh.
+            wrapped[spec] = candidate
+            bypassed[spec] = "agents are never cached: every cell asks a fresh agent"
         else:
             wrapped[spec] = CachedCandidate(candidate, cache, epoch)
     fields: dict[str, Any] = {"enabled": len(bypassed) < len(candidates), "epoch": epoch}

@@ -63,6 +63,7 @@ def memory() -> None:
       sitbench chi memory run --panel m8 --agent versioned --model mock/memory-reader --seed 1 --out runs/versioned
       sitbench chi memory sweep --panel m8 --model mock/memory-reader --seed 1 --out runs/m8
       sitbench chi memory report runs/m8/* --out memory.html
+      sitbench chi memory demo               # offline: a good and a poor reference system
 
     Everything is labelled capacity-only: machine baselines, no human calibration, CHI null.
     """
@@ -328,6 +329,57 @@ def report(runs: tuple[Path, ...], out: Path) -> None:
     write_text_atomic(out, render_html(loaded))
     click.echo(_summary_table(loaded))
     click.echo(f"wrote {out}")
+
+
+@memory.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the two run folders and report.html [default: a new temporary folder].")
+def demo(out: Path | None) -> None:
+    """Offline: a good and a poor reference system on the whole M1–M8 panel, in seconds.
+
+    versioned (one resolved record per key) and rag (append-only retrieval)
+    over the literal reader mock/memory-reader, M8 loads 100, 300 and 1,000,
+    two trajectories, seed 1; no key, no server. Capacity-only, CHI null.
+
+    \b
+    Examples:
+      sitbench chi memory demo
+      sitbench chi memory demo --out memory-demo/
+    """
+    import tempfile
+
+    from sitbench.chi import (
+        MEMORY_DEMO_GRID,
+        MEMORY_DEMO_SYSTEMS,
+        MEMORY_DEMO_TRAJECTORIES,
+        load_run,
+        memory_demo_failures,
+        memory_demo_specs,
+        memory_demo_table,
+        render_html,
+        run_memory,
+    )
+    from sitbench.stores import write_text_atomic
+
+    started = time.perf_counter()
+    root = out or Path(tempfile.mkdtemp(prefix="sitbench-memory-demo-"))
+    folders = []
+    for spec in memory_demo_specs():
+        _say(f"running {spec.agent} ({MEMORY_DEMO_SYSTEMS[spec.agent].split(':')[0]}): panels M1-M8, M8 loads "
+             f"{', '.join(map(str, MEMORY_DEMO_GRID))}, {MEMORY_DEMO_TRAJECTORIES} trajectories")
+        folders.append(root / spec.agent)
+        run_memory(spec, folders[-1])
+    runs = [load_run(f) for f in folders]
+    write_text_atomic(root / "report.html", render_html(runs))
+    for name, what in MEMORY_DEMO_SYSTEMS.items():
+        click.echo(f"{name}: {what}")
+    click.echo("")
+    click.echo(memory_demo_table(runs))
+    click.echo("")
+    for r in runs:
+        click.echo(f"why {r['spec']['agent']}'s M8 u and s probes failed: {memory_demo_failures(r)}")
+    click.echo(f"wrote {root}/versioned, {root}/rag and {root}/report.html in {time.perf_counter() - started:.1f} s "
+               "(measured); capacity-only: machine baselines, no human calibration, CHI null")
 
 
 @memory.command()

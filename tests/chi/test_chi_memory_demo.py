@@ -24,3 +24,18 @@ def test_memory_demo_contrasts_a_good_and_a_poor_system(tmp_path: Path, capsys: 
         manifest = json.loads((tmp_path / name / "manifest.json").read_text())
         assert manifest["evidence_class"] == "capacity-only" and manifest["load_grid"] == [100, 300, 1000]
     assert (tmp_path / "report.html").stat().st_size > 1000
+
+
+def test_sweep_plan_counts_the_calls_and_extrapolates_measured_runs() -> None:
+    from sitbench.chi import REFERENCE_SECONDS_PER_MILLION_CALLS, RunSpec, plan_sweep, plan_text, remaining_estimate
+
+    spec = RunSpec(panels=["m8"], agent="rag", model="mock/memory-reader", condition="equal-budget", seed=1,
+                   trajectories=5, grid=[100, 300])
+    plan = plan_sweep(spec, 16)
+    # Per trajectory: each load's corpus and its clean twin (2 x (240 + 720) turns); 240 probes per load,
+    # 40 per twin, and 10 pre-exposure probes per arm.
+    assert (plan.history_turns, plan.probes) == (1920, 600)
+    assert plan.calls == 16 * 5 * 2520
+    assert plan.reference_seconds == pytest.approx(plan.calls / 1e6 * REFERENCE_SECONDS_PER_MILLION_CALLS)
+    assert "plus local/smollm2's own time for 48,000 probe calls" in plan_text(plan, "local/smollm2")
+    assert remaining_estimate([10.0, 20.0], 16) == "2/16 runs done in 30 s; about 3.5 min left (measured: 15.0 s per run so far)"

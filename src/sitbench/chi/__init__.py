@@ -101,6 +101,13 @@ from sitbench.chi._memory_env import (
 )
 from sitbench.chi._memory_env import PANELS as MEMORY_PANELS
 from sitbench.chi._memory_env import generate as generate_memory_panel
+from sitbench.chi._memory_plan import (
+    REFERENCE_SECONDS_PER_MILLION_CALLS,
+    SweepPlan,
+    plan_sweep,
+    plan_text,
+    remaining_estimate,
+)
 from sitbench.chi._memory_reader import MemoryReaderCandidate, memory_reader_mock
 from sitbench.chi._memory_report import load_run, render_html, render_memory_text
 from sitbench.chi._memory_retrieval import BM25Index
@@ -150,6 +157,7 @@ __all__ = [
     "MEMORY_POLICY",
     "MIN_RESAMPLES",
     "PANEL_QUESTIONS",
+    "REFERENCE_SECONDS_PER_MILLION_CALLS",
     "SPEC_VERSION",
     "Accumulation",
     "AnswerKey",
@@ -186,6 +194,7 @@ __all__ = [
     "ReferenceKind",
     "RunSpec",
     "StepReport",
+    "SweepPlan",
     "TaskScore",
     "Ticks",
     "axis_capacities",
@@ -229,11 +238,14 @@ __all__ = [
     "parse_question",
     "parse_record",
     "parse_reply",
+    "plan_sweep",
+    "plan_text",
     "plasticity",
     "q_m",
     "read_json",
     "record_lines",
     "recovery",
+    "remaining_estimate",
     "render_html",
     "render_memory_text",
     "render_record",

@@ -592,7 +592,7 @@ _REPORT_CACHE: dict[tuple[Any, ...], dict[str, Any]] = {}
 ENV_CACHE_SIZE = 8
 
 
-def _environment(panel: str, seed: int, grid: Sequence[int], clean_pair: bool) -> MemoryEnvironment:
+def environment(panel: str, seed: int, grid: Sequence[int], clean_pair: bool) -> MemoryEnvironment:
     """Generate (or reuse, within one process: a sweep runs every baseline on the same corpora)."""
     key = (panel, seed, tuple(grid), clean_pair) if panel == "m8" else (panel, seed)
     env = _ENV_CACHE.get(key)
@@ -642,7 +642,7 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
         t_start = time.perf_counter()
         hashes: dict[str, str] = {}
         for p in spec.panels:
-            env = _environment(p, tseed, spec.grid, spec.clean_pair)
+            env = environment(p, tseed, spec.grid, spec.clean_pair)
             if k == 0:
                 generator_reports[p] = _generator_report(env, counter)
             hashes[f"items:{p}"] = items_hash(env)

@@ -243,13 +243,24 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
 
     Equivalent to one `sitbench chi memory run` per baseline and condition with
     the same options (same corpora: trajectory seeds derive from --seed), plus
-    `sitbench chi memory report` over the results.
+    `sitbench chi memory report` over the results. Before it starts it prints
+    the planned work (runs, history turns, probes, agent calls) and an estimate
+    at the reference rate; after each run, the time left at the measured rate.
 
     \b
     Examples:
       sitbench chi memory sweep --panel m8 --model mock/memory-reader --seed 1 --out runs/m8
     """
-    from sitbench.chi import RunSpec, load_run, render_html, render_memory_text, run_memory
+    from sitbench.chi import (
+        RunSpec,
+        load_run,
+        plan_sweep,
+        plan_text,
+        remaining_estimate,
+        render_html,
+        render_memory_text,
+        run_memory,
+    )
 
     names = list(_BASELINES) if agents == "all" else [a.strip() for a in agents.split(",") if a.strip()]
     bad = [a for a in names if a not in _BASELINES]
@@ -262,18 +273,19 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
         raise InputError("--model: the baselines need a model (e.g. --model mock/memory-reader)")
     folders = []
     timing = []
-    for cond in conds:
-        for a in names:
-            t0 = time.perf_counter()
-            folder = out / f"{a}-{cond}"
-            spec = RunSpec(panels=_panels(panel), agent=a, model=model, condition=cond, seed=seed,
-                           trajectories=trajectories, retriever=retriever, grid=_grid(grid), clean_pair=not no_clean_pair,
-                           deadline_s=deadline, resamples=resamples, pre_exposure=pre_exposure,
-                           context_window=context_window)
-            run_memory(spec, folder, progress=_say)
-            folders.append(folder)
-            timing.append((a, cond, time.perf_counter() - t0))
-            _say(f"{a} {cond}: {timing[-1][2]:.1f} s")
+    specs = [RunSpec(panels=_panels(panel), agent=a, model=model, condition=cond, seed=seed, trajectories=trajectories,
+                     retriever=retriever, grid=_grid(grid), clean_pair=not no_clean_pair, deadline_s=deadline,
+                     resamples=resamples, pre_exposure=pre_exposure, context_window=context_window)
+             for cond in conds for a in names]
+    _say(plan_text(plan_sweep(specs[0], len(specs)), model))
+    for spec in specs:
+        t0 = time.perf_counter()
+        folder = out / f"{spec.agent}-{spec.condition}"
+        run_memory(spec, folder, progress=_say)
+        folders.append(folder)
+        timing.append((spec.agent, spec.condition, time.perf_counter() - t0))
+        _say(f"{spec.agent} {spec.condition}: {timing[-1][2]:.1f} s; "
+             + remaining_estimate([t for *_, t in timing], len(specs)))
     from sitbench.stores import write_text_atomic
 
     runs = [load_run(f) for f in folders]
@@ -305,7 +317,7 @@ def _summary_table(runs: list[dict[str, Any]]) -> str:
         qs = " ".join(f"{(m8['q_m'][str(n)] if m8['q_m'][str(n)] is not None else float('nan')):>11.3f}" for n in m8["grid"])
         lines.append(f"{r['spec']['agent']:<10} {r['spec']['condition']:<13} {qs} "
                      f"{(m8['mean_q_m'] if m8['mean_q_m'] is not None else float('nan')):>9.3f} "
-                     f"{m8['eimc']!s:>6} {m8['status']}")
+                     f"{'null' if m8['eimc'] is None else m8['eimc']!s:>6} {m8['status']}")
     return "\n".join(lines)
 
 

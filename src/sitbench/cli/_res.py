@@ -37,7 +37,9 @@ def res() -> None:
     """RES: does an identical episode change a model's choice only when the
     record belongs to the assistant deciding?
 
-    18 scenarios x 4 conditions (self, peer, fiction, role), preregistered scoring.
+    18 scenarios x 4 conditions (self, peer, fiction, role), preregistered scoring
+    (source: RES actor-indexed episodic-continuity specificity battery,
+    preregistered 2026-09-10; every count is defined in docs/concepts.md).
 
     \b
     Examples:
@@ -166,10 +168,9 @@ def run(
     specs += [AGENT_PREFIX + spec for spec in agents]
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
     if repeated:
-        raise InputError(
-            f"--model {repeated[0]!r} given twice; each model is observed once per cell, "
-            "give it once"
-        )
+        option, name = (("--agent", repeated[0][len(AGENT_PREFIX):]) if repeated[0].startswith(AGENT_PREFIX)
+                        else ("--model", repeated[0]))
+        raise InputError(f"{option} {name!r} given twice; each model is observed once per cell, give it once")
     results_path = out_dir / RESULTS_FILE
     if results_path.exists() and results_path.stat().st_size > 0 and not overwrite:
         raise InputError(

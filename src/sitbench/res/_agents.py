@@ -119,6 +119,11 @@ class AgentCandidate:
         return CandidateResponse(text=reply.text, provider="agent", model_sent=self.name, returned_model=reply.model,
                                  usage=usage, latency_s=time.perf_counter() - started)
 
+    async def aclose(self) -> None:
+        """Release what the agent spec shares between cells (an HTTP agent's connection pool)."""
+        if self.loaded.aclose is not None:
+            await self.loaded.aclose()
+
     def _drop(self, reason: str, started: float) -> CandidateResponse:
         return CandidateResponse(text=None, status="drop", drop_reason=reason, provider="agent", model_sent=self.name,
                                  latency_s=time.perf_counter() - started)

@@ -386,6 +386,11 @@ async def run_battery(
             rows = await run_cells(
                 plan, scenarios, callers, sink, decoding=decoding, concurrency=concurrency
             )
+    for candidate in candidates.values():
+        # An agent's shared resources (an HTTP agent's connection pool) belong to the event loop that ends here.
+        close = getattr(candidate, "aclose", None)
+        if callable(close):
+            await close()
     score = score_results(rows, scenarios, source=str(out_dir / RESULTS_FILE))
     _write_json(out_dir / SUMMARY_FILE, score.model_dump(mode="json"))
     manifest["finished_at"] = _now()

@@ -111,3 +111,11 @@ def test_sit_run_accepts_a_dict_reply_and_names_the_forms_of_a_malformed_one(pil
     reasons = {t.drop_reason for t in RunStore(tmp_path / "bad").iter_trials()}
     assert reasons and all(r and r.startswith("agent malformed output: respond returned int") for r in reasons)
     assert all(r and "accepted replies: a str" in r for r in reasons)
+
+
+def test_res_run_drives_an_http_agent(http_agent: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "res-http"
+    assert main(["res", "run", "--agent", http_agent, "--out", str(out), "--json"]) == 0
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 72 and all(r["status"] != "error" and r["response"] for r in rows)
+    assert json.loads((out / "manifest.json").read_text())["candidates"][f"agent:{http_agent}"]["transport"] == "http"

@@ -1,4 +1,5 @@
-"""CHI/CHIS scoring and logging kit (CHI/CHIS specification v0.1).
+"""CHI/CHIS scoring and logging kit (source: *CHI/CHIS Specification v0.1*, Dmitry Chistyakov, 2026-09-20;
+a "§n" below is a section of it, and ``docs/concepts.md`` defines every symbol the outputs use).
 
 Capacity ``p`` (equal-weight means of registered task scores) and calibrated
 similarity ``h`` are separate objects. CHI aggregates ``h`` over all five axes

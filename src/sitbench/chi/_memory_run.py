@@ -792,7 +792,8 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
             "Machine baselines over synthetic nonce items: capacity-only, no human calibration, CHI null.",
             "The mock/memory-reader model is a deterministic test instrument, not a language model." if
             spec.model.startswith("mock/") else f"Model {spec.model}: numbers as they came, no tuning.",
-            "Memory results depend on corpus entropy, delay, resources and reset policy (spec §10).",
+            "Memory results depend on corpus entropy, delay, resources and reset policy (CHI/CHIS Specification v0.1, "
+            "§10).",
             "Template counts define a pilot panel; they do not establish power.",
         ],
     )

@@ -219,7 +219,8 @@ def similarity_from_json(data: Any, where: Path) -> dict[str, Any]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def chi() -> None:
-    """CHI/CHIS scoring and logging kit (specification v0.1).
+    """CHI/CHIS scoring and logging kit (source: CHI/CHIS Specification v0.1,
+    Dmitry Chistyakov, 2026; its symbols are defined in docs/concepts.md).
 
     \b
     Capacity p and human similarity h are always separate. CHI = 100 * prod h_j^w_j

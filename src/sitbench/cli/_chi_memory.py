@@ -49,7 +49,11 @@ def _say(message: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def memory() -> None:
-    """The memory axis: M1–M8 item generators, §6 machine baselines, the EIMC sweep.
+    """The memory axis: M1–M8 item generators, machine baselines, the EIMC sweep.
+
+    The panel, baselines and EIMC are those of the CHI/CHIS Specification v0.1
+    (§3, §6, §11); docs/concepts.md defines every symbol, docs/chi-memory.md the
+    protocol.
 
     \b
     Baselines (--agent): stateless, sliding, replay, rag, versioned, scheduled,

@@ -66,7 +66,9 @@ def duration(seconds: float) -> str:
 
 def plan_text(plan: SweepPlan, model: str) -> str:
     """The line printed before a sweep starts: its work and the reference estimate, labelled as such."""
-    text = (f"plan: {plan.runs} runs x {plan.trajectories} trajectories, {plan.history_turns:,} history turns and "
+    runs = f"{plan.runs} run{'s' if plan.runs != 1 else ''}"
+    trajectories = f"{plan.trajectories} trajector{'ies' if plan.trajectories != 1 else 'y'}"
+    text = (f"plan: {runs} x {trajectories}, {plan.history_turns:,} history turns and "
             f"{plan.probes:,} probes per trajectory: {plan.calls:,} agent calls; at the reference rate "
             f"({REFERENCE_SECONDS_PER_MILLION_CALLS:g} s per million calls, mock reader, 2 cores) about "
             f"{duration(plan.reference_seconds)}")

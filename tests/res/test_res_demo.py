@@ -75,3 +75,12 @@ def test_res_score_prints_the_meanings(tmp_path: Path, capsys: pytest.CaptureFix
     out = " ".join(capsys.readouterr().out.split())
     assert "valid answers" in out and "0/72" in out and "triplets observed" in out
     assert "note: only 0 of 72 answers named exactly one action token" in out
+
+
+def test_res_run_without_a_key_points_at_the_offline_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["res", "run", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and "`sitbench res demo` runs the battery offline" in err
+    assert len(err.strip().splitlines()) == 1

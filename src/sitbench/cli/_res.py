@@ -162,7 +162,7 @@ def run(
       sitbench res run --agent my_agent.py:make --out runs/res3
       sitbench res demo                      # offline: two reference agents
     """
-    from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir, get_candidate
+    from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir
 
     specs = list(models) or ([] if agents else list(DEFAULT_MODELS))
     specs += [AGENT_PREFIX + spec for spec in agents]
@@ -177,14 +177,8 @@ def run(
             f"{results_path}: already exists; choose a new --out or pass --overwrite"
         )
     scenarios = load_scenarios(scenarios_path)
-    options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
-    try:
-        candidates = {spec: get_candidate(spec, **options) for spec in specs if not spec.startswith(AGENT_PREFIX)}
-    except InputError as exc:
-        if models or agents:
-            raise
-        raise InputError(f"{exc}; with no --model the preregistered models are run: `sitbench res demo` runs the "
-                         "battery offline with two reference agents") from None
+    candidates = _model_candidates(specs, candidate_options(base_url, api_key_env, timeout_s, max_retries),
+                                   defaults=not (models or agents))
     candidates.update(_agent_candidates(agents, agent_options, timeout_s))
     decoding = DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
@@ -212,6 +206,19 @@ def run(
         _print_score(score)
         click.echo(f"wrote {results_path}, {out_dir / 'summary.json'}, {out_dir / 'manifest.json'}")
     _report_errors(results_path, max_drop_rate)
+
+
+def _model_candidates(specs: list[str], options: dict[str, object], *, defaults: bool) -> dict[str, Candidate]:
+    """Each ``--model`` built (bad input exits 2 here); with the preregistered defaults, the error names the demo."""
+    from sitbench.candidates import get_candidate
+
+    try:
+        return {spec: get_candidate(spec, **options) for spec in specs if not spec.startswith(AGENT_PREFIX)}
+    except InputError as exc:
+        if not defaults:
+            raise
+        raise InputError(f"{exc}; with no --model the preregistered models are run: `sitbench res demo` runs the "
+                         "battery offline with two reference agents") from None
 
 
 def _agent_candidates(agents: tuple[str, ...], agent_options: tuple[str, ...],

@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 CHILD = r"""
 import json, resource, sys, time
 args = json.loads(sys.argv[1])
-from sitbench.chi._memory_run import RunSpec, run_memory, _environment, trajectory_seed
+from sitbench.chi._memory_run import RunSpec, environment, run_memory, trajectory_seed
 t0 = time.perf_counter()
 for k in range(args["trajectories"]):
-    _environment("m8", trajectory_seed(args["seed"], k), args["grid"], True)
+    environment("m8", trajectory_seed(args["seed"], k), args["grid"], True)
 gen = time.perf_counter() - t0
 rss_gen = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 spec = RunSpec(panels=["m8"], agent=args["agent"], model="mock/memory-reader", condition=args["condition"],

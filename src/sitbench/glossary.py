@@ -3,8 +3,9 @@
 The HTML report, the README's tables (checked by a test against :func:`readme_markdown`),
 the labels that tell configuration letters (A–I) from category letters (A–H), and the
 "what to do next" hints all read these entries, so a definition is written once.
-References are to the seed paper, *The Situated Identity Test (SIT) and SITBench*
-(section, equation, table or appendix), written as ``seed §7.1, Eq. 45``.
+References are to the seed paper, *The Situated Identity Test: Distinguishing Persistent Cognitive
+Identity from Persona Imitation* (section, equation, table or appendix), written as ``seed §7.1, Eq. 45``.
+``docs/concepts.md`` defines every symbol the outputs use and names the three sources in full.
 """
 
 from __future__ import annotations
@@ -17,8 +18,20 @@ from pydantic import BaseModel, ConfigDict
 
 from sitbench.schema import CATEGORY_METRICS, Category
 
-SEED = "the seed paper, The Situated Identity Test (SIT) and SITBench"
+SEED_TITLE = "The Situated Identity Test: Distinguishing Persistent Cognitive Identity from Persona Imitation"
+"""The full title of the seed paper (the SIT battery's source)."""
+
+SEED = f"the seed paper, {SEED_TITLE}"
 """What every ``seed …`` reference points at."""
+
+CHI_SOURCE = "CHI/CHIS Specification v0.1 (Dmitry Chistyakov, 2026-09-20)"
+"""The full title of the CHI/CHIS scoring kit's source."""
+
+RES_SOURCE = "RES actor-indexed episodic-continuity specificity battery (preregistered 2026-09-10)"
+"""The full title of the RES battery's source."""
+
+CONCEPTS_DOC = "docs/concepts.md"
+"""Where every symbol and acronym the outputs use is defined, in the sitbench source tree."""
 
 
 class _Entry(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,10 @@ def test_similarity_invalid_input_exits_2(tmp_path: Path, capsys: pytest.Capture
 def test_demo_then_score_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["chi", "demo", "--out", str(tmp_path / "d")], capsys)
     assert code == 0 and out.startswith("== SYNTHETIC DEMONSTRATION")
+    # Synthetic records carry generated wall times: none is printed as a duration; the command's own time is measured.
+    assert not re.search(r"wall \d", out) and out.count("wall time: none (synthetic records") == 5
+    took = re.search(r"demo took (\d+\.\d) s \(measured wall time of this command", out)
+    assert took is not None and float(took.group(1)) < 60
     obs, man = tmp_path / "d" / "observations.jsonl", tmp_path / "d" / "manifest.json"
     code, out, _ = run(["chi", "score", str(obs), "--manifest", str(man), "--json"], capsys)
     assert code == 0

@@ -53,10 +53,16 @@ def test_run_writes_kit_files_that_chi_score_reads(tmp_path: Path, capsys: pytes
 
 
 def test_sweep_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["chi", "memory", "sweep", "--panel", "m8", "--agents", "rag,versioned", "--conditions",
-                        "equal-budget", "--model", "mock/memory-reader", "--trajectories", "2", "--grid", "100,300",
-                        "--no-clean-pair", "--out", str(tmp_path / "sw")], capsys)
+    code, out, err = run(["chi", "memory", "sweep", "--panel", "m8", "--agents", "rag,versioned", "--conditions",
+                          "equal-budget", "--model", "mock/memory-reader", "--trajectories", "2", "--grid", "100,300",
+                          "--no-clean-pair", "--out", str(tmp_path / "sw")], capsys)
     assert code == 0 and "versioned" in out and "rag" in out
+    lines = err.splitlines()
+    # The plan comes first, before any run: 2 runs x 2 trajectories of (240 + 720) turns and 480 + 20 probes.
+    assert lines[0].startswith("plan: 2 runs x 2 trajectories, 960 history turns and 500 probes per trajectory: "
+                               "5,840 agent calls; at the reference rate")
+    assert any("1/2 runs done in" in x and "left (measured:" in x for x in lines)
+    assert any("2/2 runs done in" in x and "about 0 s left" in x for x in lines)
     html = (tmp_path / "sw" / "report.html").read_text()
     assert "<svg" in html and "no human calibration" in html and "Q_M (equal-budget)" in html
     code, out, _ = run(["chi", "memory", "report", str(tmp_path / "sw" / "rag-equal-budget"),

@@ -227,7 +227,7 @@ def test_metrics_json_has_every_configuration(oracle_run: dict[str, Any], capsys
         assert (row["n_attempted"], row["n_completed"]) == (22, 22)
         assert sum(row["laa_outcomes"].values()) == 10  # theorem-qualified probes
         assert (row["n_FMR"], row["n_TL"], row["n_UEL"]) == (4, 1, 3)
-    # SPEC §2.10: the oracle with perfectly selected evidence scores 1.0 everywhere.
+    # The oracle with perfectly selected evidence scores 1.0 everywhere.
     assert data["configs"]["I"]["macro_sit"] == 1.0
     assert data["configs"]["I"]["LAA"] == 1.0
     assert data["configs"]["I"]["IC_wrong"] == 0.0

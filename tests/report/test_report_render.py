@@ -206,6 +206,8 @@ def test_optional_sections_from_analysis_chi_and_res(tmp_path: Path, demo_runs: 
     # Every RES cell answered with its ideal: 18 strict triplets, accuracy 100 in all four conditions.
     assert "<td>18/18</td>" in html and "SPECIFICITY_DETECTED" in html
     assert html.count("<td title='18/18; invalid 0, error 0, missing 0'>100.0</td>") == 4
+    assert "<th>valid answers</th>" in html and "<td>72/72</td>" in html and "<th>triplets observed</th>" in html
+    assert "strict triplets 18 ≥ 15 and peer–fiction agreement 18 ≥ 16" in html
 
 
 def test_missing_manifest_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -39,6 +39,7 @@ from sitbench.agents._models import (
     Transport,
 )
 from sitbench.agents._protocol import Agent, AgentFactory, ForkableAgent, agent_info
+from sitbench.agents._reply import ACCEPTED_REPLY_FORMS, normalize_reply
 
 #: Reference agents over a candidate model (``--agent sitbench.agents:NAME --agent-option model=SPEC``),
 #: imported on first use: they pull in the prompt builders and the retriever.
@@ -53,6 +54,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'sitbench.agents' has no attribute {name!r}")
 
 __all__ = [
+    "ACCEPTED_REPLY_FORMS",
     "AGENTS",
     "AGENT_ENTRY_POINTS",
     "AGENT_SCHEMAS",
@@ -87,4 +89,5 @@ __all__ = [
     "exit_text",
     "load_agent",
     "make_agent",
+    "normalize_reply",
 ]

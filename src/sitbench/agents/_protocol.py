@@ -42,14 +42,16 @@ class Agent(Protocol):
         """
         ...
 
-    async def respond(self, turn: AgentTurn) -> AgentReply | str:
+    async def respond(self, turn: AgentTurn) -> AgentReply | str | dict[str, Any]:
         """Answer one turn of the schedule, as the identity, on the turn's date.
 
         Args:
             turn: the envelope (date, interlocutor, utterance) and capability mode.
 
         Returns:
-            The answer text, or an :class:`AgentReply` with usage and memory operations.
+            The answer text, a dict with a ``"text"`` string (and optionally ``"usage"``,
+            ``"memory_ops"``, ``"model"``), or an :class:`AgentReply`: the forms
+            :func:`sitbench.agents.normalize_reply` reads, for every battery alike.
         """
         ...
 

@@ -55,7 +55,7 @@ PHASE_LABELS: dict[str, str] = {
 ClaimMode = Literal["asserted", "quoted", "hypothetical", "reported"]
 """How a proposition occurs in a response: ``asserted`` as a fact about the identity (a claim of Ĝ);
 ``quoted``, ``hypothetical`` or ``reported`` (someone else's words or view) mention it without
-asserting it — entity mention is not assertion (SPEC §2.5)."""
+asserting it — entity mention is not assertion (docs/concepts.md: Γ̂)."""
 
 
 class _Model(BaseModel):

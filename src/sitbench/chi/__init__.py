@@ -1,4 +1,5 @@
-"""CHI/CHIS scoring and logging kit (CHI/CHIS specification v0.1).
+"""CHI/CHIS scoring and logging kit (source: *CHI/CHIS Specification v0.1*, Dmitry Chistyakov, 2026-09-20;
+a "§n" below is a section of it, and ``docs/concepts.md`` defines every symbol the outputs use).
 
 Capacity ``p`` (equal-weight means of registered task scores) and calibrated
 similarity ``h`` are separate objects. CHI aggregates ``h`` over all five axes
@@ -70,6 +71,17 @@ from sitbench.chi._memory_baselines import (
     make_baseline_factory,
     model_context_window,
 )
+from sitbench.chi._memory_demo import (
+    MEMORY_DEMO_GRID,
+    MEMORY_DEMO_MODEL,
+    MEMORY_DEMO_SEED,
+    MEMORY_DEMO_SYSTEMS,
+    MEMORY_DEMO_TRAJECTORIES,
+    PANEL_QUESTIONS,
+    memory_demo_failures,
+    memory_demo_specs,
+    memory_demo_table,
+)
 from sitbench.chi._memory_env import (
     M8_GRID,
     MEMORY_POLICY,
@@ -90,6 +102,13 @@ from sitbench.chi._memory_env import (
 )
 from sitbench.chi._memory_env import PANELS as MEMORY_PANELS
 from sitbench.chi._memory_env import generate as generate_memory_panel
+from sitbench.chi._memory_plan import (
+    REFERENCE_SECONDS_PER_MILLION_CALLS,
+    SweepPlan,
+    plan_sweep,
+    plan_text,
+    remaining_estimate,
+)
 from sitbench.chi._memory_reader import MemoryReaderCandidate, memory_reader_mock
 from sitbench.chi._memory_report import load_run, render_html, render_memory_text
 from sitbench.chi._memory_retrieval import BM25Index
@@ -129,10 +148,17 @@ __all__ = [
     "LABELS",
     "M8_GRID",
     "MECHANISMS",
+    "MEMORY_DEMO_GRID",
+    "MEMORY_DEMO_MODEL",
+    "MEMORY_DEMO_SEED",
+    "MEMORY_DEMO_SYSTEMS",
+    "MEMORY_DEMO_TRAJECTORIES",
     "MEMORY_FACTORS",
     "MEMORY_PANELS",
     "MEMORY_POLICY",
     "MIN_RESAMPLES",
+    "PANEL_QUESTIONS",
+    "REFERENCE_SECONDS_PER_MILLION_CALLS",
     "SPEC_VERSION",
     "Accumulation",
     "AnswerKey",
@@ -169,6 +195,7 @@ __all__ = [
     "ReferenceKind",
     "RunSpec",
     "StepReport",
+    "SweepPlan",
     "TaskScore",
     "Ticks",
     "axis_capacities",
@@ -204,16 +231,22 @@ __all__ = [
     "make_baseline_factory",
     "memory_accumulation",
     "memory_curve",
+    "memory_demo_failures",
+    "memory_demo_specs",
+    "memory_demo_table",
     "memory_reader_mock",
     "model_context_window",
     "parse_question",
     "parse_record",
     "parse_reply",
+    "plan_sweep",
+    "plan_text",
     "plasticity",
     "q_m",
     "read_json",
     "record_lines",
     "recovery",
+    "remaining_estimate",
     "render_html",
     "render_memory_text",
     "render_record",

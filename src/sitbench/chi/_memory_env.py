@@ -1,4 +1,4 @@
-"""Seeded item generators for the memory panel M1–M8 (CHI/CHIS specification v0.1, §3 and §11).
+"""Seeded item generators for the memory panel M1–M8 (*CHI/CHIS Specification v0.1*, §3 and §11).
 
 Every generator returns a :class:`MemoryEnvironment`: one or more *arms* (an arm is one fresh
 agent: M7's clean and interference corpora, M8's fresh corpus per load, M5's no-consolidation

@@ -44,7 +44,8 @@ def render_memory_text(run: dict[str, Any]) -> str:
     spec, entry, mem = run["spec"], run["entry"], run["memory"]
     out: list[str] = []
     w = out.append
-    w("== CHI memory axis: MACHINE BASELINE, no human calibration (capacity-only; CHI null) ==")
+    kind = "MACHINE BASELINE" if entry.get("baseline") else "USER AGENT"
+    w(f"== CHI memory axis: {kind}, no human calibration (capacity-only; CHI null) ==")
     w(f"agent: {entry.get('label')}  [mechanism: {entry.get('mechanism')}]  model: {spec.get('model') or '-'}")
     w(f"condition: {spec['condition']}  retriever: {spec['retriever']}  seed: {spec['seed']}  "
       f"trajectories: {mem['trajectories']}  wall: {run['wall_s']:.1f} s")

@@ -40,7 +40,14 @@ from typing import Any
 import numpy as np
 
 from sitbench._version import __version__, git_commit
-from sitbench.agents import AgentSubject, AgentTurn
+from sitbench.agents import (
+    ACCEPTED_REPLY_FORMS,
+    AgentFailure,
+    AgentOutputError,
+    AgentSubject,
+    AgentTurn,
+    normalize_reply,
+)
 from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
 from sitbench.chi._interchange import (
@@ -141,15 +148,17 @@ async def _maybe(value: Any, timeout: float | None = None) -> Any:
     return value
 
 
-def _reply_text(reply: Any) -> tuple[str | None, dict[str, int], list[str]]:
-    if isinstance(reply, str):
-        return reply, {}, []
-    text = getattr(reply, "text", None)
-    usage = getattr(reply, "usage", None)
-    ops = getattr(reply, "memory_ops", None) or []
-    refs = [op.detail for op in ops if getattr(op, "detail", "")]
+def _reply_text(reply: Any) -> tuple[str, dict[str, int], list[str]]:
+    """Text, usage and memory references of a ``respond`` result, read by the agent protocol's one reader.
+
+    Raises:
+        AgentOutputError: the reply is in no accepted form (see :func:`sitbench.agents.normalize_reply`).
+    """
+    normal = normalize_reply(reply)
+    usage = normal.usage
+    refs = [op.detail for op in normal.memory_ops if op.detail]
     u = {} if usage is None else {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
-    return text if isinstance(text, str) else None, u, refs
+    return normal.text, u, refs
 
 
 @dataclasses.dataclass
@@ -215,7 +224,9 @@ class MemoryHarness:
                 target = await _maybe(agent.fork(), self.deadline_s)
             reply = await _maybe(target.respond(turn), self.deadline_s)
             text, usage, refs = _reply_text(reply)
-            parsed = parse_reply(text) if text is not None else invalid("malformed reply object")
+            parsed = parse_reply(text)
+        except AgentOutputError as exc:
+            text, usage, refs, parsed = None, {}, [], invalid(f"{AgentFailure.MALFORMED.value}: {exc}")
         except TimeoutError:
             text, usage, refs, parsed = None, {}, [], invalid(f"timeout after {self.deadline_s:g} s")
         except Exception as exc:  # noqa: BLE001 - any agent failure is an invalid outcome, a task failure
@@ -581,7 +592,7 @@ _REPORT_CACHE: dict[tuple[Any, ...], dict[str, Any]] = {}
 ENV_CACHE_SIZE = 8
 
 
-def _environment(panel: str, seed: int, grid: Sequence[int], clean_pair: bool) -> MemoryEnvironment:
+def environment(panel: str, seed: int, grid: Sequence[int], clean_pair: bool) -> MemoryEnvironment:
     """Generate (or reuse, within one process: a sweep runs every baseline on the same corpora)."""
     key = (panel, seed, tuple(grid), clean_pair) if panel == "m8" else (panel, seed)
     env = _ENV_CACHE.get(key)
@@ -631,7 +642,7 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
         t_start = time.perf_counter()
         hashes: dict[str, str] = {}
         for p in spec.panels:
-            env = _environment(p, tseed, spec.grid, spec.clean_pair)
+            env = environment(p, tseed, spec.grid, spec.clean_pair)
             if k == 0:
                 generator_reports[p] = _generator_report(env, counter)
             hashes[f"items:{p}"] = items_hash(env)
@@ -744,6 +755,11 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
                 for ps in tr["panels"].values() for oc in ps["outcomes"].values())
     if fails:
         exclusions.append(f"{fails} invalid/timeout outcomes were scored as failures (none dropped)")
+    malformed = malformed_replies(trajectories)
+    if malformed:
+        first = str(malformed[0]["reason"]).split("; accepted replies:")[0]
+        exclusions.append(f"{len(malformed)} replies in no accepted reply form (accepted: {ACCEPTED_REPLY_FORMS}) "
+                          f"were scored invalid; the first, probe {malformed[0]['probe_id']}: {first}")
     label = "machine baseline" if spec.agent in BASELINES else "user agent"
     manifest = ChiManifest(
         version=SPEC_VERSION,
@@ -776,14 +792,25 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
             "Machine baselines over synthetic nonce items: capacity-only, no human calibration, CHI null.",
             "The mock/memory-reader model is a deterministic test instrument, not a language model." if
             spec.model.startswith("mock/") else f"Model {spec.model}: numbers as they came, no tuning.",
-            "Memory results depend on corpus entropy, delay, resources and reset policy (spec §10).",
+            "Memory results depend on corpus entropy, delay, resources and reset policy (CHI/CHIS Specification v0.1, "
+            "§10).",
             "Template counts define a pilot panel; they do not establish power.",
         ],
     )
     report = build_report(manifest, observations, n_resamples=spec.resamples, seed=spec.seed % (2**31))
     section = memory_section(spec, trajectories, report)
     return {"spec": dataclasses.asdict(spec), "manifest": manifest, "observations": observations, "report": report,
-            "memory": section, "generator": generator_reports, "entry": entry, "wall_s": wall_s}
+            "memory": section, "generator": generator_reports, "entry": entry, "wall_s": wall_s,
+            "malformed_replies": malformed}
+
+
+def malformed_replies(trajectories: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every probe whose reply was in no accepted form, in run order: trajectory, panel, arm, probe, reason."""
+    prefix = AgentFailure.MALFORMED.value
+    return [{"trajectory": k, "panel": panel, "arm": ar.arm.name, "probe_id": r.probe.probe_id, "phase": r.phase,
+             "reason": r.parsed.error}
+            for k, tr in enumerate(trajectories) for panel, ars in tr["arms"].items() for ar in ars
+            for r in (*ar.pre_exposure, *ar.results) if (r.parsed.error or "").startswith(prefix)]
 
 
 def _interval(values: np.ndarray, idx: np.ndarray | None, seed: int) -> dict[str, Any]:

@@ -468,7 +468,10 @@ def render_text(report: ChiReport) -> str:
     w(f"uncertainty: {u['type']}; unit {u['unit']}; {u['n_resamples']} resamples, seed {u['seed']}, level {u['level']}")
     for c in report.checkpoints:
         w("")
-        w(f"-- checkpoint {c.step}: {c.n_clusters} clusters, tick {_fmt(c.tick, 1)}, wall {_fmt(c.wall_time, 1)} s")
+        # A synthetic record's wall_time is generated, not measured: printing it as a duration would mislead.
+        wall = ("wall time: none (synthetic records are generated, not timed)" if report.synthetic
+                else f"recorded wall time {_fmt(c.wall_time, 1)} s (mean over the runs, since each run started)")
+        w(f"-- checkpoint {c.step}: {c.n_clusters} clusters, tick {_fmt(c.tick, 1)}, {wall}")
         w("   p: " + "  ".join(f"{x}={_iv(c.capacity[x])}" for x in AXES))
         if c.human_similarity is not None:
             w("   h: " + "  ".join(f"{x}={_iv(c.human_similarity[x])}" for x in AXES))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -218,7 +219,8 @@ def similarity_from_json(data: Any, where: Path) -> dict[str, Any]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def chi() -> None:
-    """CHI/CHIS scoring and logging kit (specification v0.1).
+    """CHI/CHIS scoring and logging kit (source: CHI/CHIS Specification v0.1,
+    Dmitry Chistyakov, 2026; its symbols are defined in docs/concepts.md).
 
     \b
     Capacity p and human similarity h are always separate. CHI = 100 * prod h_j^w_j
@@ -369,6 +371,7 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
       sitbench chi demo --out chi/
       sitbench chi demo --seed 1 --json
     """
+    started = time.perf_counter()
     manifest = demo_manifest(seed)
     records = demo_observations(seed)
     manifest_text = json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -390,6 +393,8 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
         click.echo(render_text(report))
         if out is not None:
             click.echo(f"wrote {out / 'manifest.json'}, {out / 'observations.jsonl'}, {out / 'report.json'}")
+        click.echo(f"demo took {time.perf_counter() - started:.1f} s (measured wall time of this command; the "
+                   "records' wall_time fields are synthetic)")
 
 
 from sitbench.cli._chi_memory import memory as _memory  # noqa: E402 - the group is defined above

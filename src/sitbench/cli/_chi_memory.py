@@ -49,7 +49,11 @@ def _say(message: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def memory() -> None:
-    """The memory axis: M1–M8 item generators, §6 machine baselines, the EIMC sweep.
+    """The memory axis: M1–M8 item generators, machine baselines, the EIMC sweep.
+
+    The panel, baselines and EIMC are those of the CHI/CHIS Specification v0.1
+    (§3, §6, §11); docs/concepts.md defines every symbol, docs/chi-memory.md the
+    protocol.
 
     \b
     Baselines (--agent): stateless, sliding, replay, rag, versioned, scheduled,
@@ -63,6 +67,7 @@ def memory() -> None:
       sitbench chi memory run --panel m8 --agent versioned --model mock/memory-reader --seed 1 --out runs/versioned
       sitbench chi memory sweep --panel m8 --model mock/memory-reader --seed 1 --out runs/m8
       sitbench chi memory report runs/m8/* --out memory.html
+      sitbench chi memory demo               # offline: a good and a poor reference system
 
     Everything is labelled capacity-only: machine baselines, no human calibration, CHI null.
     """
@@ -201,6 +206,32 @@ def run(panel: str, model: str, seed: int, trajectories: int, retriever: str, gr
     if out is not None:
         _say(f"wrote {out}/manifest.json, observations.jsonl, probes.jsonl, report.txt; next: "
              f"sitbench chi memory report {out} --out memory.html")
+    _report_malformed(agent, summary["malformed_replies"])
+
+
+#: Exit code of a run in which the agent returned replies in no accepted form (as `sitbench run`'s dropped trials).
+EXIT_MALFORMED_REPLIES = 4
+
+
+def _report_malformed(agent: str, malformed: list[dict[str, Any]]) -> None:
+    """One line per kind of malformed reply naming the agent, the first probes and the accepted forms; exit 4."""
+    if not malformed:
+        return
+    from collections import defaultdict
+
+    from sitbench.agents import ACCEPTED_REPLY_FORMS
+
+    by_reason: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in malformed:
+        by_reason[str(m["reason"]).split("; accepted replies:")[0]].append(m)
+    for reason, probes in by_reason.items():
+        first = probes[0]
+        named = ", ".join(p["probe_id"] for p in probes[:3]) + (", …" if len(probes) > 3 else "")
+        _say(f"error: agent {agent!r}: {reason} for {len(probes)} probe(s) ({named}; first in {first['panel']}, "
+             f"arm {first['arm']}, trajectory {first['trajectory'] + 1}); accepted replies: {ACCEPTED_REPLY_FORMS}")
+    _say(f"error: {len(malformed)} replies in no accepted form were scored invalid (each is in probes.jsonl with "
+         f"its reason); fix the agent's respond() and run again (exit code {EXIT_MALFORMED_REPLIES})")
+    raise click.exceptions.Exit(EXIT_MALFORMED_REPLIES)
 
 
 @memory.command()
@@ -216,13 +247,24 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
 
     Equivalent to one `sitbench chi memory run` per baseline and condition with
     the same options (same corpora: trajectory seeds derive from --seed), plus
-    `sitbench chi memory report` over the results.
+    `sitbench chi memory report` over the results. Before it starts it prints
+    the planned work (runs, history turns, probes, agent calls) and an estimate
+    at the reference rate; after each run, the time left at the measured rate.
 
     \b
     Examples:
       sitbench chi memory sweep --panel m8 --model mock/memory-reader --seed 1 --out runs/m8
     """
-    from sitbench.chi import RunSpec, load_run, render_html, render_memory_text, run_memory
+    from sitbench.chi import (
+        RunSpec,
+        load_run,
+        plan_sweep,
+        plan_text,
+        remaining_estimate,
+        render_html,
+        render_memory_text,
+        run_memory,
+    )
 
     names = list(_BASELINES) if agents == "all" else [a.strip() for a in agents.split(",") if a.strip()]
     bad = [a for a in names if a not in _BASELINES]
@@ -235,18 +277,19 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
         raise InputError("--model: the baselines need a model (e.g. --model mock/memory-reader)")
     folders = []
     timing = []
-    for cond in conds:
-        for a in names:
-            t0 = time.perf_counter()
-            folder = out / f"{a}-{cond}"
-            spec = RunSpec(panels=_panels(panel), agent=a, model=model, condition=cond, seed=seed,
-                           trajectories=trajectories, retriever=retriever, grid=_grid(grid), clean_pair=not no_clean_pair,
-                           deadline_s=deadline, resamples=resamples, pre_exposure=pre_exposure,
-                           context_window=context_window)
-            run_memory(spec, folder, progress=_say)
-            folders.append(folder)
-            timing.append((a, cond, time.perf_counter() - t0))
-            _say(f"{a} {cond}: {timing[-1][2]:.1f} s")
+    specs = [RunSpec(panels=_panels(panel), agent=a, model=model, condition=cond, seed=seed, trajectories=trajectories,
+                     retriever=retriever, grid=_grid(grid), clean_pair=not no_clean_pair, deadline_s=deadline,
+                     resamples=resamples, pre_exposure=pre_exposure, context_window=context_window)
+             for cond in conds for a in names]
+    _say(plan_text(plan_sweep(specs[0], len(specs)), model))
+    for spec in specs:
+        t0 = time.perf_counter()
+        folder = out / f"{spec.agent}-{spec.condition}"
+        run_memory(spec, folder, progress=_say)
+        folders.append(folder)
+        timing.append((spec.agent, spec.condition, time.perf_counter() - t0))
+        _say(f"{spec.agent} {spec.condition}: {timing[-1][2]:.1f} s; "
+             + remaining_estimate([t for *_, t in timing], len(specs)))
     from sitbench.stores import write_text_atomic
 
     runs = [load_run(f) for f in folders]
@@ -278,7 +321,7 @@ def _summary_table(runs: list[dict[str, Any]]) -> str:
         qs = " ".join(f"{(m8['q_m'][str(n)] if m8['q_m'][str(n)] is not None else float('nan')):>11.3f}" for n in m8["grid"])
         lines.append(f"{r['spec']['agent']:<10} {r['spec']['condition']:<13} {qs} "
                      f"{(m8['mean_q_m'] if m8['mean_q_m'] is not None else float('nan')):>9.3f} "
-                     f"{m8['eimc']!s:>6} {m8['status']}")
+                     f"{'null' if m8['eimc'] is None else m8['eimc']!s:>6} {m8['status']}")
     return "\n".join(lines)
 
 
@@ -302,6 +345,57 @@ def report(runs: tuple[Path, ...], out: Path) -> None:
     write_text_atomic(out, render_html(loaded))
     click.echo(_summary_table(loaded))
     click.echo(f"wrote {out}")
+
+
+@memory.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the two run folders and report.html [default: a new temporary folder].")
+def demo(out: Path | None) -> None:
+    """Offline: a good and a poor reference system on the whole M1–M8 panel, in seconds.
+
+    versioned (one resolved record per key) and rag (append-only retrieval)
+    over the literal reader mock/memory-reader, M8 loads 100, 300 and 1,000,
+    two trajectories, seed 1; no key, no server. Capacity-only, CHI null.
+
+    \b
+    Examples:
+      sitbench chi memory demo
+      sitbench chi memory demo --out memory-demo/
+    """
+    import tempfile
+
+    from sitbench.chi import (
+        MEMORY_DEMO_GRID,
+        MEMORY_DEMO_SYSTEMS,
+        MEMORY_DEMO_TRAJECTORIES,
+        load_run,
+        memory_demo_failures,
+        memory_demo_specs,
+        memory_demo_table,
+        render_html,
+        run_memory,
+    )
+    from sitbench.stores import write_text_atomic
+
+    started = time.perf_counter()
+    root = out or Path(tempfile.mkdtemp(prefix="sitbench-memory-demo-"))
+    folders = []
+    for spec in memory_demo_specs():
+        _say(f"running {spec.agent} ({MEMORY_DEMO_SYSTEMS[spec.agent].split(':')[0]}): panels M1-M8, M8 loads "
+             f"{', '.join(map(str, MEMORY_DEMO_GRID))}, {MEMORY_DEMO_TRAJECTORIES} trajectories")
+        folders.append(root / spec.agent)
+        run_memory(spec, folders[-1])
+    runs = [load_run(f) for f in folders]
+    write_text_atomic(root / "report.html", render_html(runs))
+    for name, what in MEMORY_DEMO_SYSTEMS.items():
+        click.echo(f"{name}: {what}")
+    click.echo("")
+    click.echo(memory_demo_table(runs))
+    click.echo("")
+    for r in runs:
+        click.echo(f"why {r['spec']['agent']}'s M8 u and s probes failed: {memory_demo_failures(r)}")
+    click.echo(f"wrote {root}/versioned, {root}/rag and {root}/report.html in {time.perf_counter() - started:.1f} s "
+               "(measured); capacity-only: machine baselines, no human calibration, CHI null")
 
 
 @memory.command()

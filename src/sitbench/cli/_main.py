@@ -90,7 +90,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
       sitbench run data/pilot --config all --model mock/oracle --out runs/r1
       sitbench score runs/r1 && sitbench metrics runs/r1 --json
       sitbench demo                                      all of the above, offline
+      sitbench chi memory demo                           CHI memory axis: a good and a poor system
+      sitbench res demo                                  RES: a good and a poor reference agent
 
+    Every symbol and acronym the outputs use is defined in docs/concepts.md.
     Every command explains itself with --help. Errors print one line naming the
     file, record and field; --debug shows the traceback. What configurations
     A–I show the model: `sitbench run --help`; what categories A–H test and

@@ -103,7 +103,8 @@ def report(
     0.5 bound, FMR/TL/UEL bars, a searchable drill-down of every failed trial
     (envelope, response, observation, failing checks), a glossary (what each
     configuration shows, each category tests, each metric counts, with the
-    seed paper's references) and each run's manifest. Beside it: metrics.json
+    seed paper's references; docs/concepts.md defines every symbol) and each
+    run's manifest. Beside it: metrics.json
     and trials.csv (one row per trial).
 
     \b

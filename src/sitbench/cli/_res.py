@@ -5,18 +5,25 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sitbench._options import MAX_CONNECTIONS, MAX_TOKENS, SEED, Bounded
 from sitbench.cli._model_options import candidate_options, model_access_options
 from sitbench.errors import InputError
+
+if TYPE_CHECKING:
+    from sitbench.candidates import Candidate
+from sitbench.agents import ACCEPTED_REPLY_FORMS, AgentFailure
 from sitbench.res import (
+    AGENT_PREFIX,
     CLAIM_CEILING,
     CONDITIONS,
     DEFAULT_MODELS,
     RESULTS_FILE,
     ResScore,
+    ResultRow,
     build_messages,
     load_scenarios,
     run_battery,
@@ -30,43 +37,36 @@ def res() -> None:
     """RES: does an identical episode change a model's choice only when the
     record belongs to the assistant deciding?
 
-    18 scenarios x 4 conditions (self, peer, fiction, role), preregistered scoring.
+    18 scenarios x 4 conditions (self, peer, fiction, role), preregistered scoring
+    (source: RES actor-indexed episodic-continuity specificity battery,
+    preregistered 2026-09-10; every count is defined in docs/concepts.md).
 
     \b
     Examples:
       sitbench res run --model local/smollm2 --out runs/res1
       sitbench res score runs/res1/results.jsonl --json
       sitbench res show res-ls-01 --condition peer
+      sitbench res demo                      # offline, two reference agents
     """
 
 
-def _print_score(score: ResScore) -> None:
+def _print_score(score: ResScore, titles: dict[str, str] | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from sitbench.res import score_notes, score_rows
+
+    console = Console(width=max(120, Console().width))
     for model, s in score.models.items():
-        table = Table(title=f"RES - {model}", show_header=True)
-        table.add_column("measure")
-        table.add_column("value", justify="right")
-        for condition in CONDITIONS:
-            c = s.accuracy_counts[condition]
-            table.add_row(
-                f"accuracy {condition}",
-                f"{s.accuracy[condition]:.3f} ({c.correct}/{c.n}; invalid {c.invalid}, "
-                f"error {c.error}, missing {c.missing})",
-            )
-        n = score.n_scenarios
-        table.add_row("strict triplets", f"{s.strict_triplets}/{n}")
-        table.add_row("owner-sensitive", f"{s.owner_sensitive}/{n}")
-        table.add_row("peer-fiction agreement", f"{s.peer_fiction_agreement}/{n}")
-        table.add_row("complete triplets", f"{s.complete_triplets}/{n}")
-        for category, cs in s.by_category.items():
-            table.add_row(f"strict {category}", f"{cs.strict}/{cs.n}")
-        table.add_row("classification", s.classification)
-        table.add_row("role matches", f"{s.role_matches}/{n}")
-        table.add_row("role rival", s.role_rival)
+        table = Table(title=f"RES - {model}" + (f" ({titles[model]})" if titles and model in titles else ""),
+                      show_header=True)
+        table.add_column("measure (what it counts)")
+        table.add_column("value", overflow="fold")
+        for label, value in score_rows(s, score.n_scenarios):
+            table.add_row(label, value)
         console.print(table)
+        for note in score_notes(s, score.n_scenarios):
+            console.print(f"note: {note}")
     if not score.models:
         console.print("no result rows")
     for warning in score.warnings:
@@ -84,6 +84,12 @@ def _print_score(score: ResScore) -> None:
     + " and ".join(DEFAULT_MODELS)
     + ".",
 )
+@click.option("--agent", "agents", multiple=True, metavar="SPEC",
+              help="An agent of `sitbench run --agent` (package.module:factory, path/to/file.py:factory, "
+                   "http://HOST:PORT or an installed name), repeatable; its rows are labelled agent:SPEC. "
+                   "With --agent and no --model, no model is run.")
+@click.option("--agent-option", "agent_options", multiple=True, metavar="KEY=VALUE",
+              help="Keyword argument for every --agent factory (repeatable).")
 @click.option(
     "--out",
     "out_dir",
@@ -117,6 +123,8 @@ def _print_score(score: ResScore) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     models: tuple[str, ...],
+    agents: tuple[str, ...],
+    agent_options: tuple[str, ...],
     out_dir: Path,
     scenarios_path: Path | None,
     concurrency: int,
@@ -139,33 +147,39 @@ def run(
     20260910), write DIR/results.jsonl as cells finish, then DIR/summary.json and
     DIR/manifest.json. Failed calls stay in the results with status "error".
     Candidates, the response cache (--cache) and the progress display are those
-    of `sitbench run`.
+    of `sitbench run`; an agent (--agent) gets, per cell, a fresh agent that
+    ingests the system message and answers the user message (its reply in any
+    form `sitbench run --agent` accepts). The mock/ candidates are SIT's and
+    name no RES action token; `sitbench res demo` is the offline run.
 
     Exit codes: 0 done; 2 bad input; 4 more error cells than --max-drop-rate
-    allows (when given).
+    allows (when given), or an agent returned a reply in no accepted form.
 
     \b
     Examples:
       sitbench res run --model local/smollm2 --out runs/res1
       sitbench res run --model openai/gpt-4o-mini --cache --out runs/res2
+      sitbench res run --agent my_agent.py:make --out runs/res3
+      sitbench res demo                      # offline: two reference agents
     """
-    from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir, get_candidate
+    from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir
 
-    specs = list(models) or list(DEFAULT_MODELS)
+    specs = list(models) or ([] if agents else list(DEFAULT_MODELS))
+    specs += [AGENT_PREFIX + spec for spec in agents]
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
     if repeated:
-        raise InputError(
-            f"--model {repeated[0]!r} given twice; each model is observed once per cell, "
-            "give it once"
-        )
+        option, name = (("--agent", repeated[0][len(AGENT_PREFIX):]) if repeated[0].startswith(AGENT_PREFIX)
+                        else ("--model", repeated[0]))
+        raise InputError(f"{option} {name!r} given twice; each model is observed once per cell, give it once")
     results_path = out_dir / RESULTS_FILE
     if results_path.exists() and results_path.stat().st_size > 0 and not overwrite:
         raise InputError(
             f"{results_path}: already exists; choose a new --out or pass --overwrite"
         )
     scenarios = load_scenarios(scenarios_path)
-    options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
-    candidates = {spec: get_candidate(spec, **options) for spec in specs}
+    candidates = _model_candidates(specs, candidate_options(base_url, api_key_env, timeout_s, max_retries),
+                                   defaults=not (models or agents))
+    candidates.update(_agent_candidates(agents, agent_options, timeout_s))
     decoding = DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     try:
@@ -194,6 +208,36 @@ def run(
     _report_errors(results_path, max_drop_rate)
 
 
+def _model_candidates(specs: list[str], options: dict[str, object], *, defaults: bool) -> dict[str, Candidate]:
+    """Each ``--model`` built (bad input exits 2 here); with the preregistered defaults, the error names the demo."""
+    from sitbench.candidates import get_candidate
+
+    try:
+        return {spec: get_candidate(spec, **options) for spec in specs if not spec.startswith(AGENT_PREFIX)}
+    except InputError as exc:
+        if not defaults:
+            raise
+        raise InputError(f"{exc}; with no --model the preregistered models are run: `sitbench res demo` runs the "
+                         "battery offline with two reference agents") from None
+
+
+def _agent_candidates(agents: tuple[str, ...], agent_options: tuple[str, ...],
+                      timeout_s: float | None) -> dict[str, Candidate]:
+    """Each ``--agent`` loaded (bad input exits 2 here, before any cell runs) as a RES answerer."""
+    if not agents:
+        if agent_options:
+            raise InputError("--agent-option: give it with --agent (it is passed to the agent's factory)")
+        return {}
+    from sitbench.agents import load_agent
+    from sitbench.res import AgentCandidate
+    from sitbench.runs import parse_agent_options
+
+    options = parse_agent_options(agent_options) or None
+    built = [AgentCandidate(load_agent(spec, timeout_s=timeout_s or 120.0, options=options), timeout_s or 120.0)
+             for spec in agents]
+    return {c.name: c for c in built}
+
+
 #: Exit code when the share of error cells exceeds --max-drop-rate (as `sitbench run`'s dropped trials).
 EXIT_TOO_MANY_ERRORS = 4
 
@@ -212,10 +256,61 @@ def _report_errors(results_path: Path, max_drop_rate: float | None) -> None:
     listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
     click.echo(f"warning: {len(errors)} of {len(rows)} cells failed ({listed}); they stay in the results with "
                "status \"error\" and count as missing in the score.", err=True)
+    _report_malformed([row for row in errors if (row.error or "").startswith(AgentFailure.MALFORMED.value)])
     if max_drop_rate is not None and len(errors) / len(rows) > max_drop_rate:
         click.echo(f"error: {len(errors) / len(rows):.1%} of cells failed, above --max-drop-rate "
                    f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_ERRORS})", err=True)
         raise click.exceptions.Exit(EXIT_TOO_MANY_ERRORS)
+
+
+def _report_malformed(rows: list[ResultRow]) -> None:
+    """One line per agent and kind of malformed reply, naming the cells and the accepted forms; exit 4."""
+    if not rows:
+        return
+    from collections import defaultdict
+
+    groups: dict[tuple[str, str], list[ResultRow]] = defaultdict(list)
+    for row in rows:
+        groups[(row.model, (row.error or "").split("; accepted replies:")[0])].append(row)
+    for (model, reason), cells in groups.items():
+        named = ", ".join(f"{r.scenario_id}/{r.condition}" for r in cells[:3]) + (", …" if len(cells) > 3 else "")
+        click.echo(f"error: {model}: {reason} in {len(cells)} cell(s) ({named}); accepted replies: "
+                   f"{ACCEPTED_REPLY_FORMS}", err=True)
+    click.echo(f"error: {len(rows)} cells got a reply in no accepted form (status \"error\" in the results, missing "
+               f"in the score); fix the agent's respond() and run again (exit code {EXIT_TOO_MANY_ERRORS})", err=True)
+    raise click.exceptions.Exit(EXIT_TOO_MANY_ERRORS)
+
+
+@res.command("demo")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for results.jsonl, summary.json and manifest.json [default: a new temporary folder].")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def demo(out_dir: Path | None, as_json: bool) -> None:
+    """Offline: the 18 x 4 battery with two reference agents, no key, no server.
+
+    owner-aware acts on a record only when it is its own (or it portrays the
+    owner); owner-blind acts on every record as its own. Both read only the
+    prompt and answer through the agent protocol (`res run --agent`).
+
+    \b
+    Examples:
+      sitbench res demo
+      sitbench res demo --out res-demo/ --json
+    """
+    import tempfile
+    import time
+
+    from sitbench.res import DEMO_AGENTS, run_demo
+
+    started = time.perf_counter()
+    root = out_dir or Path(tempfile.mkdtemp(prefix="sitbench-res-demo-"))
+    outcome = asyncio.run(run_demo(root))
+    if as_json:
+        click.echo(json.dumps(outcome.model_dump(mode="json"), indent=2))
+        return
+    _print_score(outcome, {AGENT_PREFIX + spec: what for spec, what in DEMO_AGENTS.items()})
+    click.echo(f"wrote {root / RESULTS_FILE}, {root / 'summary.json'}, {root / 'manifest.json'} "
+               f"in {time.perf_counter() - started:.1f} s; next: sitbench res run --agent YOUR_AGENT --out DIR")
 
 
 @res.command("score")

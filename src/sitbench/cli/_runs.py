@@ -494,7 +494,9 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
                    "figure's band and the report the contested trials.")
 def demo(out_dir: Path | None, two_readers: bool) -> None:
     """The main job, offline: build the reference pilot, run every configuration A–I with the
-    deterministic mock candidates, score, and print a table shaped like the seed paper's Table 6.
+    deterministic mock candidates, score, and print a table shaped like the seed paper's Table 6
+    (The Situated Identity Test: Distinguishing Persistent Cognitive Identity from
+    Persona Imitation; the symbols are defined in docs/concepts.md).
 
     Three runs: mock/collapse (profile-only improviser), mock/oracle (rule-based situated
     agent), and mock/oracle with perfect evidence handlers for D–H.

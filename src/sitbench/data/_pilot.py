@@ -1,4 +1,4 @@
-"""The hand-authored reference pilot (SPEC §2.10)."""
+"""The hand-authored reference pilot (the seed paper's two-pair reference fixture; docs/concepts.md)."""
 
 from __future__ import annotations
 

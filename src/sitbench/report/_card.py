@@ -1,4 +1,4 @@
-"""The report's corrected validities and the verifier card they come from (SPEC §2.12).
+"""The report's corrected validities and the verifier card they come from.
 
 A reader's card holds its measured false rejects and false accepts per category on annotated answers; the
 validities are corrected with it (Rogan–Gladen) and shown with their intervals, beside the card itself —

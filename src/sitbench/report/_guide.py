@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from sitbench.glossary import CATEGORIES, CONFIGURATIONS, METRICS, REFERENCES, SEED
+from sitbench.glossary import CATEGORIES, CONCEPTS_DOC, CONFIGURATIONS, METRICS, REFERENCES, SEED
 from sitbench.render import esc
 from sitbench.report._data import LoadedRun, is_failed
 from sitbench.report._readers import has_two_readers
@@ -133,7 +133,8 @@ def glossary_section() -> str:
     return (
         "<p class='note'>Configuration letters (what the candidate is shown) and category letters (what a probe "
         "tests) are different: this page writes them <b>config. B</b> and <b>cat. C · epistemic provenance</b>. "
-        f"“seed §…” points into {esc(SEED)}; τ is the date a query is asked at.</p>"
+        f"“seed §…” points into {esc(SEED)}; τ is the date a query is asked at. Every symbol on this page is "
+        f"defined in {esc(CONCEPTS_DOC)} of the sitbench source.</p>"
         "<h3>Configurations</h3><table class='glossary' id='glossary-configs'><thead><tr><th class='l'>config.</th>"
         "<th class='l'>name</th><th class='l'>the prompt holds (besides the query envelope)</th>"
         "<th class='l'>after-τ evidence</th><th class='l'>seed</th></tr></thead>"

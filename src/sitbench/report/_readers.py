@@ -1,6 +1,6 @@
 """The report's two-reader parts: each figure's band, the contested shares and both readers' verdicts of a trial.
 
-With two readers (``--extractor FIRST+SECOND``) a verdict is agreed or contested (SPEC §2.12); a figure's band
+With two readers (``--extractor FIRST+SECOND``) a verdict is agreed or contested; a figure's band
 is the range it spans when every contested verdict is counted as a failure and as a pass. Runs read by one
 reader have none of this, and the page shows none of it for them.
 """

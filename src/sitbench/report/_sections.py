@@ -13,7 +13,7 @@ from sitbench import render
 from sitbench.chi import ChiReport
 from sitbench.errors import InputError
 from sitbench.render import esc, kv, num
-from sitbench.res import CONDITIONS, ResScore, score_file
+from sitbench.res import CONDITIONS, ResScore, classification_reason, role_reason, score_file, score_notes
 from sitbench.stats import AnalysisReport, ContrastResult
 from sitbench.stores import describe_validation_error, read_text
 
@@ -245,10 +245,11 @@ def res_section(score: ResScore) -> str:
     head = (
         "<tr><th class='l'>model</th>"
         + "".join(f"<th>accuracy {c}</th>" for c in CONDITIONS)
-        + "<th>strict triplets</th><th>owner-sensitive</th><th>peer–fiction agreement</th>"
-        "<th>complete triplets</th><th>role matches</th><th class='l'>classification</th><th class='l'>role rival</th></tr>"
+        + "<th>valid answers</th><th>strict triplets</th><th>owner-sensitive</th><th>peer–fiction agreement</th>"
+        "<th>triplets observed</th><th>role matches</th><th class='l'>classification</th><th class='l'>role rival</th></tr>"
     )
     rows = []
+    notes: list[str] = []
     for model, s in score.models.items():
         acc = "".join(
             f"<td title='{s.accuracy_counts[c].correct}/{s.accuracy_counts[c].n}; invalid {s.accuracy_counts[c].invalid}, "
@@ -256,14 +257,22 @@ def res_section(score: ResScore) -> str:
             for c in CONDITIONS
         )
         rows.append(
-            f"<tr><td class='l'><b>{esc(model)}</b></td>{acc}<td>{s.strict_triplets}/{n}</td>"
+            f"<tr><td class='l'><b>{esc(model)}</b></td>{acc}<td>{s.valid_answers}/{n * len(CONDITIONS)}</td>"
+            f"<td>{s.strict_triplets}/{n}</td>"
             f"<td>{s.owner_sensitive}/{n}</td><td>{s.peer_fiction_agreement}/{n}</td>"
             f"<td>{s.complete_triplets}/{n}</td><td>{s.role_matches}/{n}</td>"
-            f"<td class='l'><b>{esc(s.classification)}</b></td><td class='l'>{esc(s.role_rival)}</td></tr>"
+            f"<td class='l'><b>{esc(s.classification)}</b><br>{esc(classification_reason(s, n))}</td>"
+            f"<td class='l'>{esc(s.role_rival)}<br>{esc(role_reason(s, n))}</td></tr>"
         )
+        notes.extend(f"{model}: {note}" for note in score_notes(s, n))
     out = f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
     if not rows:
         out = "<p class='note'>The RES summary has no models.</p>"
+    out += ("<p class='note'>Valid answers: cells whose answer names exactly one action token (of all four "
+            "conditions). Triplets observed: scenarios whose self, peer and fiction cells were all answered, valid or "
+            "not (a failed call is not an observation); the classification needs 16 of them. Every other count "
+            "counts valid answers only.</p>")
+    out += "".join(f"<p class='note warn'>note: {esc(note)}</p>" for note in notes)
     out += "<p class='note'>Accuracy in %; counts are out of the scenario set. Thresholds: " + esc(
         ", ".join(f"{k} {v}" for k, v in score.thresholds.items())
     ) + ".</p>"

@@ -245,6 +245,10 @@ def with_cache(
         if bypasses_cache(candidate):
             wrapped[spec] = candidate
             bypassed[spec] = "deterministic mock candidates are never cached"
+        elif candidate.describe().get("provider") == "agent":
+            # An agent is a system with its own state and version: its cells are always answered afresh.
+            wrapped[spec] = candidate
+            bypassed[spec] = "agents are never cached: every cell asks a fresh agent"
         else:
             wrapped[spec] = CachedCandidate(candidate, cache, epoch)
     fields: dict[str, Any] = {"enabled": len(bypassed) < len(candidates), "epoch": epoch}
@@ -382,6 +386,11 @@ async def run_battery(
             rows = await run_cells(
                 plan, scenarios, callers, sink, decoding=decoding, concurrency=concurrency
             )
+    for candidate in candidates.values():
+        # An agent's shared resources (an HTTP agent's connection pool) belong to the event loop that ends here.
+        close = getattr(candidate, "aclose", None)
+        if callable(close):
+            await close()
     score = score_results(rows, scenarios, source=str(out_dir / RESULTS_FILE))
     _write_json(out_dir / SUMMARY_FILE, score.model_dump(mode="json"))
     manifest["finished_at"] = _now()

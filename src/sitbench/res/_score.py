@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from sitbench.errors import InputError
 from sitbench.res._parse import parse_action
@@ -101,7 +101,10 @@ class ModelScore(BaseModel):
     peer_fiction_agreement: int
     """``peer`` and ``fiction`` parsed to the same token."""
     complete_triplets: int
-    """Scenarios whose ``self``, ``peer`` and ``fiction`` cells were all observed."""
+    """Scenarios whose ``self``, ``peer`` and ``fiction`` cells were all *observed*: answered, with a valid
+    token or not (an answer naming neither or both tokens still counts; a failed call or a missing row
+    does not). It says whether a model can be classified, not whether it answered well:
+    ``valid_answers`` counts the answers that name exactly one token."""
     role_matches: int
     """``role`` token equals both the ``self`` token and the role ideal."""
     by_category: dict[str, CategoryScore]
@@ -110,6 +113,12 @@ class ModelScore(BaseModel):
     """Preregistered behavioral classification."""
     role_rival: RoleRival
     """Preregistered role-rival verdict, reported separately."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def valid_answers(self) -> int:
+        """Cells, over all four conditions, whose answer names exactly one action token (status ``ok``)."""
+        return sum(c.ok for c in self.accuracy_counts.values())
 
 
 class ResScore(BaseModel):

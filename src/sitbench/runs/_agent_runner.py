@@ -26,7 +26,6 @@ from sitbench.agents import (
     AgentFailure,
     AgentManifest,
     AgentOutputError,
-    AgentReply,
     AgentSubject,
     AgentTrialRecord,
     AgentTurn,
@@ -38,6 +37,7 @@ from sitbench.agents import (
     check_agent,
     exit_text,
     make_agent,
+    normalize_reply,
 )
 from sitbench.candidates import CandidateResponse, DecodingConfig, Message, ResponseCache
 from sitbench.configs import CAPABILITY_POLICY, TOKENIZER_NAME, templates_sha256
@@ -154,9 +154,7 @@ class _Span:
         return _Timed()
 
 
-def _validated(value: Any, model: type[BaseModel], what: str, text_ok: bool = False) -> Any:
-    if text_ok and isinstance(value, str):
-        return AgentReply(text=value)
+def _validated(value: Any, model: type[BaseModel], what: str) -> Any:
     if value is None and model is IngestReport:
         return IngestReport()
     if isinstance(value, model):
@@ -170,8 +168,7 @@ def _validated(value: Any, model: type[BaseModel], what: str, text_ok: bool = Fa
             error = exc.errors()[0]
             raise AgentOutputError(f"{what} returned an invalid {model.__name__}: "
                                    f"{'.'.join(map(str, error['loc'])) or 'body'}: {error['msg']}") from None
-    raise AgentOutputError(f"{what} returned {type(value).__name__}; return "
-                           + ("a str or an AgentReply" if text_ok else f"None or an {model.__name__}"))
+    raise AgentOutputError(f"{what} returned {type(value).__name__}; return None or an {model.__name__}")
 
 
 @dataclass
@@ -401,7 +398,7 @@ class AgentRunner(Runner):
                 started, span = time.perf_counter(), _Span()
                 try:
                     result = await self._call("respond", functools.partial(agent.respond, sent), span)
-                    reply = _validated(result, AgentReply, "respond", text_ok=True)
+                    reply = normalize_reply(result)
                 except (_Drop, AgentOutputError) as exc:
                     reason = exc.reason if isinstance(exc, _Drop) else f"{AgentFailure.MALFORMED.value}: {exc}"
                     turns.append(TurnRecord(turn=index, session=turn.session, messages=[message],

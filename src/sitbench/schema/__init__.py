@@ -1,4 +1,4 @@
-"""Pydantic models for everything sitbench serializes (SPEC §2.1–2.5)."""
+"""Pydantic models for everything sitbench serializes (docs/concepts.md defines each)."""
 
 from pydantic import BaseModel
 

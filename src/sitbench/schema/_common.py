@@ -59,7 +59,7 @@ class Provenance(str, Enum):
 
 
 class ClaimProvenance(str, Enum):
-    """Provenance a response attaches to a claim (SPEC §2.4)."""
+    """Provenance a response attaches to a claim (docs/concepts.md: provenance labels)."""
 
     PERSONAL_EXPERIENCE = "personal_experience"
     ACQUIRED = "acquired"
@@ -75,7 +75,7 @@ PERSONAL_PROVENANCES: frozenset[ClaimProvenance] = frozenset(
 
 
 class Act(str, Enum):
-    """Response acts (SPEC §2.4)."""
+    """Response acts (docs/concepts.md: acts)."""
 
     ANSWER = "ANSWER"
     ABSTAIN = "ABSTAIN"

@@ -107,7 +107,7 @@ class Belief(Frozen):
 
 
 class Profile(Frozen):
-    """The public profile S_τ: the only fields a persona summary exposes (SPEC §2.2)."""
+    """The public profile S_τ: the only fields a persona summary exposes (docs/concepts.md: S_τ)."""
 
     alias: str
     """Public alias; identical for both members of a pair."""

@@ -138,7 +138,7 @@ _OWN = frozenset({ClaimProvenance.PERSONAL_EXPERIENCE, ClaimProvenance.ACQUIRED}
 
 
 def provenance_satisfies(given: ClaimProvenance, allowed: Sequence[ClaimProvenance], *, at_issue: bool) -> bool:
-    """Whether a claim's provenance meets a signed claim's provenance list (scorer v3, SPEC §2.6).
+    """Whether a claim's provenance meets a signed claim's provenance list (scorer v3, docs/contract-semantics.md).
 
     The one rule for required claims, prohibited claims and the disjointness certificate (inv10) alike:
 

@@ -36,7 +36,7 @@ class Proposition(Frozen):
 
 
 class ClosedWorldDeclaration(Frozen):
-    """A scope in which absence from admissible evidence licenses "false" (SPEC §2.1)."""
+    """A scope in which absence from admissible evidence licenses "false" (docs/concepts.md: closed-world scope)."""
 
     cw_id: str
     """Id of the declaration, e.g. ``CW-residence``."""

@@ -45,7 +45,7 @@ _Turn = tuple[int, dt.date, str]
 SESSION_WRITE = ("the session-1 conversation is ingested as a chronicle record (session event) before the "
                  "context reset; configurations with only a static profile keep nothing else")
 
-#: Per-lineage category counts of the full design (SPEC §2.10).
+#: Per-lineage category counts of the full design (the seed paper's planned suite: 200 probes per lineage).
 FULL_COUNTS = {"A": 30, "B": 30, "C": 25, "D": 25, "E": 25, "F": 25, "G": 20, "H": 20}
 
 #: Residence questions ask what the residence record holds (the move, its date, what took them there), in the

@@ -41,7 +41,9 @@ from sitbench.audit._phase import (
 from sitbench.audit._reliability import alpha_of_counts, cohen_kappa
 from sitbench.audit._report_text import agreement_lines, disagreement_lines, verifier_lines
 from sitbench.audit._sample import (
+    CONTESTED_STRATUM,
     allocate,
+    confidence_band,
     draw_sample,
     load_sample,
     parse_weights,
@@ -62,6 +64,7 @@ AUDIT_SCHEMAS: dict[str, type[BaseModel]] = {
 
 __all__ = [
     "AUDIT_SCHEMAS",
+    "CONTESTED_STRATUM",
     "KAPPA_TARGET",
     "MATCHING_RULE",
     "PHASE_LABELS",
@@ -85,6 +88,7 @@ __all__ = [
     "annotation_problems",
     "build_reference",
     "cohen_kappa",
+    "confidence_band",
     "disagreement_lines",
     "draw_sample",
     "load_annotation_files",

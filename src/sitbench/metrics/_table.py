@@ -75,7 +75,8 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
     if any(row.audited is not None for row in metrics.values()):
         table.caption = (f"{table.caption}; audited: the validity corrected by the human audit (observed + the "
                          "inverse-probability-weighted mean of human − verifier verdict over its audited trials), "
-                         "95% stratified bootstrap interval in brackets; n/a = no audited trial there")
+                         "95% stratified bootstrap interval in brackets (zero width: every resample agreed, as "
+                         "with few audited trials or none that differ; not certainty); n/a = no audited trial there")
     elif any(row.band is not None for row in metrics.values()):
         table.caption = (f"{table.caption}; band: the figure with every contested verdict (two readers differ) "
                          "counted as a failure and as a pass")
@@ -86,18 +87,19 @@ def _audited_count(audited: Mapping[str, Audited]) -> str:
     macro = audited.get("macro_sit")
     if macro is None:
         return ""
-    return f"{macro.audited} audited, {macro.disagreements} differ"
+    return f"{macro.audited} audited\n{macro.disagreements} differ"
 
 
 def format_audited(audited: Audited | None) -> str:
-    """An audit-corrected validity as ``value (low–high)`` in percent; ``n/a`` where the audit holds no trial,
-    ``—`` where the validity is undefined, blank for a figure the audit does not correct."""
+    """An audit-corrected validity in percent, its interval on a second line as ``(low–high)`` (so the row fits
+    the table's columns); ``n/a`` where the audit holds no trial, ``—`` where the validity is undefined, blank for
+    a figure the audit does not correct."""
     if audited is None:
         return ""
     if audited.status is AuditStatus.CORRECTED and audited.estimate is not None:
         interval = audited.interval
         bounds = "" if interval is None or interval.lower is None or interval.upper is None else \
-            f" ({100 * interval.lower:.0f}–{100 * interval.upper:.0f})"
+            f"\n({100 * interval.lower:.0f}–{100 * interval.upper:.0f})"
         return f"{format_percent(audited.estimate)}{bounds}"
     return "n/a" if audited.status is AuditStatus.UNAUDITED else NULL
 

@@ -102,3 +102,20 @@ def test_the_verifier_weights_contested_responses_by_their_stratum(two_reader_ru
     # The rule reading is the reference: the extractor agrees with it everywhere, contested or not.
     assert by["decision_agreement"].population == pytest.approx(1.0)
     assert next(s for s in result.strata if s.key == CONTESTED_STRATUM).annotated == pooled.sampled
+
+
+def test_the_rule_reading_stratifies_whichever_reader_it_is(two_reader_run: Path) -> None:
+    from sitbench.audit._sample import stratifying_observation
+    from sitbench.runs import RunStore
+
+    record = next(r for r in RunStore(two_reader_run).scores() if r.agreement == "contested")
+    assert record.observation is not None and record.second is not None and record.second.observation is not None
+    rules, llm = record.observation, record.second.observation
+    assert (rules.extractor, llm.extractor) == ("rules", "llm")
+    assert stratifying_observation(record) is rules
+    # Scored as llm+rules: the rule extractor is the second reader, and its reading still stratifies.
+    swapped = record.model_copy(update={"observation": llm,
+                                        "second": record.second.model_copy(update={"observation": rules})})
+    assert stratifying_observation(swapped) is rules
+    # One reader: its reading, whatever it is.
+    assert stratifying_observation(record.model_copy(update={"observation": llm, "second": None})) is llm

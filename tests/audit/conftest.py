@@ -25,3 +25,16 @@ def sample_path(demo_dir: Path) -> Path:
     assert main(["audit", "sample", *(str(demo_dir / r) for r in DEMO_RUNS), "--n", "60", "--seed", "1",
                  "--phase", "dev", "--out", str(path)]) == 0
     return path
+
+
+BLIND_DEMO = Path(__file__).resolve().parents[1] / "verify" / "corpus" / "blind" / "demo-sitbench-llm-3.jsonl"
+"""Frozen readings of every distinct answer of the demo runs under the LLM extractor's prompt."""
+
+
+@pytest.fixture(scope="session")
+def two_reader_run(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's collapse run rescored by two readers (rules, then the replayed LLM reader): some contested."""
+    out = tmp_path_factory.mktemp("two-readers") / "run-collapse-2r"
+    assert main(["rescore", str(demo_dir / "run-collapse"), "--out", str(out),
+                 "--extractor", f"rules+llm:replay/{BLIND_DEMO}"]) == 0
+    return out

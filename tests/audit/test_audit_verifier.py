@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _audit_support import write
+from _audit_support import rule_lines, rule_reading, write
 
 from sitbench.audit import (
     AuditSample,
@@ -23,35 +23,14 @@ from sitbench.audit._verifier import (
     stratified_draws,
     variance_groups,
 )
-from sitbench.verify import Vocabulary, get_extractor
 
 
 def _rule_reading(sample: AuditSample, item) -> dict:
-    props = {p.prop_id: p for p in sample.vocabulary.propositions}
-    obs = get_extractor("rules").extract(item.response, item.envelope,
-                                         Vocabulary([props[p] for p in item.universe], sample.vocabulary.closed_world))
-    seen: set[str] = set()
-    claims = []
-    for c in obs.claims:
-        if c.prop_id in seen:
-            continue
-        seen.add(c.prop_id)
-        claims.append({"prop_id": c.prop_id, "polarity": c.polarity, "provenance": c.provenance.value,
-                       "mode": "asserted", "span": list(c.span) if c.span[1] > c.span[0] else None})
-    unmapped = [{"span": list(u.span), "text": item.response[u.span[0]:u.span[1]], "polarity": u.polarity,
-                 "provenance": u.provenance.value, "slot": u.slot, "value": u.value} for u in obs.unmapped
-                if u.span[1] > u.span[0] and item.response[u.span[0]:u.span[1]] == u.text]
-    return {"acts": [a.value for a in obs.acts], "claims": claims, "unmapped": unmapped,
-            "uncertainty": obs.uncertainty.value, "withheld": obs.disclosure.framed_as_withheld}
+    return rule_reading(sample, item)
 
 
 def _lines(sample: AuditSample, name: str, change: dict[str, dict] | None = None) -> list[dict]:
-    out = []
-    for item in sample.by_position():
-        reading = _rule_reading(sample, item) | (change or {}).get(item.item_id, {})
-        out.append({"format": "sitbench-audit-annotation/1", "sample_id": sample.sample_id, "phase": sample.phase,
-                    "annotator": name, "item_id": item.item_id, **reading})
-    return out
+    return rule_lines(sample, name, change, synthetic=False)
 
 
 def test_ipw_estimate_by_hand() -> None:

@@ -38,10 +38,12 @@ from sitbench.audit._phase import (
     require_development,
     require_development_file,
 )
-from sitbench.audit._reliability import alpha_of_counts, cohen_kappa
+from sitbench.audit._reliability import alpha_of_counts, cohen_kappa, summarize
 from sitbench.audit._report_text import agreement_lines, disagreement_lines, verifier_lines
 from sitbench.audit._sample import (
+    CONTESTED_STRATUM,
     allocate,
+    confidence_band,
     draw_sample,
     load_sample,
     parse_weights,
@@ -49,7 +51,14 @@ from sitbench.audit._sample import (
     systematic_round,
 )
 from sitbench.audit._sheet import render_sheet, sheet_data, write_sheets
-from sitbench.audit._verifier import measure, measure_file, reference_observation
+from sitbench.audit._verifier import (
+    item_weights,
+    load_audit,
+    measure,
+    measure_file,
+    reference_observation,
+    stratified_draws,
+)
 
 AUDIT_SCHEMAS: dict[str, type[BaseModel]] = {
     "audit_annotation": Annotation,
@@ -62,6 +71,7 @@ AUDIT_SCHEMAS: dict[str, type[BaseModel]] = {
 
 __all__ = [
     "AUDIT_SCHEMAS",
+    "CONTESTED_STRATUM",
     "KAPPA_TARGET",
     "MATCHING_RULE",
     "PHASE_LABELS",
@@ -85,9 +95,12 @@ __all__ = [
     "annotation_problems",
     "build_reference",
     "cohen_kappa",
+    "confidence_band",
     "disagreement_lines",
     "draw_sample",
+    "item_weights",
     "load_annotation_files",
+    "load_audit",
     "load_reference",
     "load_sample",
     "measure",
@@ -100,6 +113,8 @@ __all__ = [
     "require_development_file",
     "sample_runs",
     "sheet_data",
+    "stratified_draws",
+    "summarize",
     "systematic_round",
     "verifier_lines",
     "write_annotations",

@@ -105,26 +105,34 @@ class SampleItem(_Model):
     """The stratifying extractor's confidence level. Evaluator-only."""
     has_unmapped: bool
     """The stratifying extractor found an unmapped assertion. Evaluator-only."""
+    contested: bool = False
+    """Two readers scored the response and their verdicts differ (its stratum is ``contested``). Evaluator-only."""
     inclusion_probability: float = Field(gt=0, le=1)
     """π_i: probability that this response was drawn (its stratum's expected size / population)."""
 
 
 class Stratum(_Model):
-    """One cell of category × configuration × predicted act set × confidence × unmapped."""
+    """One cell of category × configuration × predicted act set × confidence × unmapped, or the one stratum of
+    every contested response (two readers whose verdicts differ), which pools categories and readings."""
 
     key: str
-    """``category|config|acts|confidence|unmapped``."""
-    category: Category
-    config: str
-    acts: list[Act]
+    """``category|config|acts|confidence|unmapped``, or ``contested``."""
+    category: Category | None = None
+    """None for the contested stratum (it pools categories), as are the four fields below."""
+    config: str | None = None
+    acts: list[Act] | None = None
     """Predicted act set (empty: no act)."""
-    confidence: ConfidenceLevel
-    unmapped: bool
+    confidence: ConfidenceLevel | None = None
+    """Confidence band of the stratifying reading."""
+    unmapped: bool | None = None
     """Predicted unmapped assertion present."""
+    contested: bool = False
+    """The stratum of contested responses."""
     population: int = Field(ge=1)
     """N_h: completed responses of the source runs in this stratum."""
     factors: list[str] = Field(default_factory=list)
-    """Oversampling factors that apply (compound, rare, unmapped, low, medium)."""
+    """Oversampling factors that apply (compound, rare, unmapped, low, medium; contested alone for the
+    contested stratum)."""
     weight: float = Field(gt=0)
     """w_h: product of the weights of those factors (1 when none applies)."""
     expected: float = Field(ge=0)
@@ -151,7 +159,8 @@ class Allocation(_Model):
     """False when there are more strata than the floor allows (then no stratum has a floor)."""
     weights: dict[str, float]
     """Oversampling weight per factor: compound (≥ 2 predicted acts), rare (act set below
-    ``rare_share`` of the population), unmapped, low and medium confidence."""
+    ``rare_share`` of the population), unmapped, low and medium confidence, contested (the stratum of
+    responses two readers' verdicts differ on)."""
     rare_share: float = Field(ge=0, le=1)
     """An act set whose share of the population is below this is ``rare``."""
 

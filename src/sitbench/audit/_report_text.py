@@ -97,7 +97,7 @@ def verifier_lines(result: VerifierResult) -> Iterator[str]:
         yield (f"  cat. {d.value}: decision agreement {format_share(dec.population, dec.unit)} "
                f"{_interval(dec.interval, dec.unit)}, act accuracy {format_share(acts.population, acts.unit)} "
                f"({d.annotated} annotated responses, ≈{d.population:.0f} responses of the population)")
-    yield ("per stratum (category|config|predicted acts|confidence|unmapped): N_h responses, n_h annotated, "
+    yield ("per stratum (category|config|predicted acts|confidence|unmapped, or contested): N_h responses, n_h annotated, "
            "π_h inclusion probability, act accuracy and decision agreement (unweighted inside the stratum); "
            f"{sum(1 for s in result.strata if not s.annotated)} strata without an annotated response not listed:")
     for s in result.strata:

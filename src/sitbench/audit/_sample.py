@@ -1,10 +1,13 @@
 """``audit sample``: a stratified, oversampled draw of scored responses with known inclusion probabilities.
 
-Strata are category × configuration × predicted act set × confidence level × (predicted unmapped
-assertion or not), all read from the stratifying extractor's observations in ``scores.jsonl`` (true
-acts are unknown before annotation, seed §8.3). Each stratum gets a weight, the product of the
-oversampling factors that apply to it (compound and rare act sets, unmapped assertions, low and
-medium confidence). The allocation gives each stratum a floor, then shares the rest of ``n`` in
+Strata are category × configuration × predicted act set × confidence band × (predicted unmapped
+assertion or not), all read from the stratifying reading in ``scores.jsonl`` (true acts are unknown
+before annotation, seed §8.3): the rule extractor's reading when the run has one (the primary or the
+second of two readers), else the primary reader's. A run scored by two readers puts every *contested*
+response (the readers' verdicts differ) in one stratum of its own, ``contested``, whatever its
+category or reading: that is where a reader is known to be wrong, so it is oversampled on its own.
+Each stratum gets a weight, the product of the oversampling factors that apply to it (contested,
+compound and rare act sets, unmapped assertions, low and medium confidence). The allocation gives each stratum a floor, then shares the rest of ``n`` in
 proportion to N_h·w_h, capped at N_h. Fractional sizes a_h become integers by systematic rounding
 with a seeded start, so E[n_h] = a_h and each response's inclusion probability is exactly
 π_h = a_h / N_h — the number inverse-probability weighting divides by.
@@ -20,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,13 +42,25 @@ from sitbench.schema import (
     Act,
     Category,
     ClosedWorldDeclaration,
+    Confidence,
     ConfidenceLevel,
     Envelope,
+    Observation,
     Proposition,
 )
 
-DEFAULT_WEIGHTS: dict[str, float] = {"compound": 2.0, "rare": 2.0, "unmapped": 3.0, "low": 3.0, "medium": 1.5}
+if TYPE_CHECKING:
+    from sitbench.runs import ScoreRecord
+
+DEFAULT_WEIGHTS: dict[str, float] = {"compound": 2.0, "rare": 2.0, "unmapped": 3.0, "low": 3.0, "medium": 1.5,
+                                     "contested": 4.0}
 """Oversampling weight of each factor (a stratum's weight is the product of those that apply)."""
+
+CONTESTED_STRATUM = "contested"
+"""Key of the one stratum that holds every contested response of two-reader runs."""
+
+STRATIFYING_EXTRACTOR = "rules"
+"""The extractor whose reading stratifies a run scored by two readers, when it is one of them."""
 
 DEFAULT_RARE_SHARE = 0.05
 DEFAULT_FLOOR = 1
@@ -69,15 +85,35 @@ class Unit:
     response: str
     universe: tuple[str, ...]
     split: str
+    contested: bool = False
 
     @property
     def stratum(self) -> str:
+        if self.contested:
+            return CONTESTED_STRATUM
         return stratum_key(self.category, self.config, self.acts, self.confidence, self.unmapped)
 
 
 def act_set_label(acts: Sequence[Act]) -> str:
     """``ABSTAIN+REJECT`` (canonical order), ``none`` for the empty set."""
     return "+".join(a.value for a in sorted(acts, key=_ACT_ORDER.index)) or "none"
+
+
+def confidence_band(confidence: Confidence) -> ConfidenceLevel:
+    """The confidence band a reading is stratified by: today its level. A numeric confidence score, once
+    observations carry one, is binned into these bands here, and strata, factors and π follow unchanged."""
+    return confidence.level
+
+
+def stratifying_observation(record: ScoreRecord) -> Observation | None:
+    """The reading that stratifies a scored trial: the rule extractor's when the trial has one (primary or
+    second reader), else the primary reader's."""
+    primary = record.observation
+    second = record.second.observation if record.second is not None else None
+    if primary is not None and primary.extractor != STRATIFYING_EXTRACTOR and second is not None \
+            and second.extractor == STRATIFYING_EXTRACTOR:
+        return second
+    return primary
 
 
 def stratum_key(category: Category, config: str, acts: Sequence[Act], confidence: ConfidenceLevel,
@@ -242,14 +278,14 @@ def load_population(runs: Sequence[Path], dataset: Path | None = None) -> tuple[
                 raise InputError(f"{run}: closed-world declaration {decl.cw_id} differs from an earlier run's; "
                                  "sample runs of different registries separately")
         for record in store.scores():
-            if record.status != "completed" or record.observation is None:
+            observation = stratifying_observation(record)
+            if record.status != "completed" or observation is None:
                 continue
             trial = trials.get(record.trial_id)
             text = trial.response_text if trial is not None else None
             if text is None:
                 raise InputError(f"{run / SCORES}: trial {record.trial_id!r} has no response in {RESPONSES}; "
                                  f"score the run again with `sitbench score {run}`")
-            observation = record.observation
             signals[f"{observation.extractor}@{observation.verifier_version}"] += 1
             probe = judge.probe(record.probe_id)
             envelope = judge.envelope(probe)
@@ -257,9 +293,9 @@ def load_population(runs: Sequence[Path], dataset: Path | None = None) -> tuple[
             units.append(Unit(
                 run=name, trial_id=record.trial_id, probe_id=record.probe_id, config=record.config,
                 category=record.category, acts=tuple(sorted(set(observation.acts), key=_ACT_ORDER.index)),
-                confidence=observation.confidence.level, unmapped=bool(observation.unmapped),
+                confidence=confidence_band(observation.confidence), unmapped=bool(observation.unmapped),
                 envelope=envelope, response=text, universe=universe,
-                split=pair_split.get(probe.lineage_id, "dev")))
+                split=pair_split.get(probe.lineage_id, "dev"), contested=record.agreement == "contested"))
         sources.append(SourceRun(
             name=name, path=str(run.resolve()), run_id=manifest.run_id,
             manifest_sha256=_sha(run / MANIFEST), scores_sha256=_sha(run / SCORES),
@@ -310,6 +346,26 @@ def _factors(acts: tuple[Act, ...], confidence: ConfidenceLevel, unmapped: bool,
     return out
 
 
+def _stratum_factors(key: str, first: Unit, act_share: float, rare_share: float) -> list[str]:
+    """The oversampling factors of a stratum (read from its first member: all share the key's values)."""
+    if key == CONTESTED_STRATUM:
+        # Contested responses of every category and reading: only the contested factor describes them all.
+        return ["contested"]
+    return _factors(first.acts, first.confidence, first.unmapped, act_share, rare_share)
+
+
+def _stratum(key: str, members: Sequence[Unit], factors: list[str], weight: float, expected: float, size: int,
+             pi: float) -> Stratum:
+    pooled = Stratum(key=key, contested=True, population=len(members), factors=factors, weight=weight,
+                     expected=expected, sampled=size, inclusion_probability=pi)
+    if key == CONTESTED_STRATUM:
+        return pooled
+    first = members[0]
+    return pooled.model_copy(update={"contested": False, "category": first.category, "config": first.config,
+                                     "acts": list(first.acts), "confidence": first.confidence,
+                                     "unmapped": first.unmapped})
+
+
 def _item_id(seed: int, run_id: str, trial_id: str) -> str:
     return "it-" + hashlib.sha256(f"{seed}:{run_id}:{trial_id}".encode()).hexdigest()[:10]
 
@@ -327,11 +383,8 @@ def draw_sample(units: Sequence[Unit], sources: Sequence[SourceRun], props: Mapp
     keys = sorted(by_stratum)
     act_counts = Counter(u.acts for u in units)
     total = len(units)
-    factors = {}
-    for key in keys:
-        first = by_stratum[key][0]
-        factors[key] = _factors(first.acts, first.confidence, first.unmapped, act_counts[first.acts] / total,
-                                rare_share)
+    factors = {key: _stratum_factors(key, by_stratum[key][0], act_counts[by_stratum[key][0].acts] / total, rare_share)
+               for key in keys}
     stratum_weight = {key: math.prod(weights[f] for f in factors[key]) for key in keys}
     populations = [len(by_stratum[k]) for k in keys]
     expected, floor_applied = allocate(populations, [stratum_weight[k] for k in keys], n, floor)
@@ -345,11 +398,7 @@ def draw_sample(units: Sequence[Unit], sources: Sequence[SourceRun], props: Mapp
         pi = min(1.0, a / population)
         picks = sorted(rng.choice(population, size=size, replace=False).tolist()) if size else []
         chosen.extend((members[i], pi) for i in picks)
-        first = members[0]
-        strata.append(Stratum(key=key, category=first.category, config=first.config, acts=list(first.acts),
-                              confidence=first.confidence, unmapped=first.unmapped, population=population,
-                              factors=factors[key], weight=stratum_weight[key], expected=a, sampled=size,
-                              inclusion_probability=pi))
+        strata.append(_stratum(key, members, factors[key], stratum_weight[key], a, size, pi))
     order = rng.permutation(len(chosen)).tolist()
     items = []
     for position, index in enumerate(order):
@@ -359,7 +408,7 @@ def draw_sample(units: Sequence[Unit], sources: Sequence[SourceRun], props: Mapp
             response=unit.response, universe=list(unit.universe), run=unit.run, trial_id=unit.trial_id,
             probe_id=unit.probe_id, config=unit.config, category=unit.category, stratum=unit.stratum,
             predicted_acts=list(unit.acts), confidence=unit.confidence, has_unmapped=unit.unmapped,
-            inclusion_probability=pi))
+            contested=unit.contested, inclusion_probability=pi))
     items.sort(key=lambda i: i.position)
     allocation = Allocation(n=n, seed=seed, floor=floor, floor_applied=floor_applied, weights=weights,
                             rare_share=rare_share)

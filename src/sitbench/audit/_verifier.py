@@ -18,6 +18,7 @@ as population performance (seed §8.3).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,6 +207,32 @@ def estimate(rows: Sequence[Row], metric: str, draws: np.ndarray, seed: int, ci:
                     denominator=total)
 
 
+def item_weights(reference: AuditReference, sample: AuditSample) -> dict[str, float]:
+    """Item id → 1/π_i of every item the reference annotates: π_i = π_h × annotated_h / sampled_h, the
+    stratum's inclusion probability adjusted for its drawn items left unannotated (skipped, or never read).
+
+    Raises:
+        InputError: the reference is not of this sample, or annotates an item the sample does not hold.
+    """
+    if reference.sample_id != sample.sample_id:
+        raise InputError(f"the reference is of sample {reference.sample_id}, not of {sample.sample_id}; give the "
+                         "sample it was adjudicated on")
+    items = sample.item_map()
+    strata = {s.key: s for s in sample.strata}
+    annotated_in: dict[str, int] = {}
+    for annotation in reference.items:
+        if annotation.item_id not in items:
+            raise InputError(f"reference item {annotation.item_id} is not in sample {sample.sample_id}")
+        key = items[annotation.item_id].stratum
+        annotated_in[key] = annotated_in.get(key, 0) + 1
+    weights = {}
+    for annotation in reference.items:
+        stratum = strata[items[annotation.item_id].stratum]
+        pi = stratum.inclusion_probability * annotated_in[stratum.key] / max(1, stratum.sampled)
+        weights[annotation.item_id] = 1.0 / pi
+    return weights
+
+
 def _judges(sample: AuditSample, dataset: Path | None) -> dict[str, Judge]:
     """Run name → Judge over the dataset the run was made with."""
     from sitbench.runs import RunManifest, run_dataset_dir, verify_run_dataset
@@ -236,21 +263,14 @@ def measure(reference: AuditReference, sample: AuditSample, extractor_spec: str 
     """
     from sitbench.verify import Vocabulary, get_extractor, stamp
 
-    if reference.sample_id != sample.sample_id:
-        raise InputError(f"the reference is of sample {reference.sample_id}, not of {sample.sample_id}; give the "
-                         "sample it was adjudicated on")
+    weights = item_weights(reference, sample)
     extractor = get_extractor(extractor_spec)
     judges = _judges(sample, dataset)
     props = {p.prop_id: p for p in sample.vocabulary.propositions}
     vocabularies: dict[tuple[str, ...], Vocabulary] = {}
     items = sample.item_map()
     strata = {s.key: s for s in sample.strata}
-    annotated_in: dict[str, int] = {}
-    for annotation in reference.items:
-        if annotation.item_id not in items:
-            raise InputError(f"reference item {annotation.item_id} is not in sample {sample.sample_id}")
-        key = items[annotation.item_id].stratum
-        annotated_in[key] = annotated_in.get(key, 0) + 1
+    annotated_in = Counter(items[a.item_id].stratum for a in reference.items)
     rows: list[Row] = []
     for annotation in reference.items:
         item = items[annotation.item_id]
@@ -274,10 +294,8 @@ def measure(reference: AuditReference, sample: AuditSample, extractor_spec: str 
         verdicts = [(ref_j.verdict.valid, got_j.verdict.valid)]
         if ref_j.partner is not None and got_j.partner is not None:
             verdicts.append((ref_j.partner.valid, got_j.partner.valid))
-        stratum = strata[item.stratum]
-        pi = stratum.inclusion_probability * annotated_in[item.stratum] / max(1, stratum.sampled)
         rows.append(Row(
-            item_id=item.item_id, stratum=item.stratum, weight=1.0 / pi,
+            item_id=item.item_id, stratum=item.stratum, weight=weights[item.item_id],
             domains={"category": item.category.value, "config": item.config, "confidence": item.confidence.value,
                      "predicted acts": act_set_label(item.predicted_acts)},
             figures=item_figures(ref, got, verdicts),
@@ -311,10 +329,9 @@ def measure(reference: AuditReference, sample: AuditSample, extractor_spec: str 
     return result, rows
 
 
-def measure_file(reference_path: Path, extractor_spec: str = "rules", *, sample_path: Path | None = None,
-                 dataset: Path | None = None, seed: int = 0, resamples: int = DEFAULT_RESAMPLES,
-                 ci: float = DEFAULT_CI, keep_rows: bool = False) -> tuple[VerifierResult, list[Row]]:
-    """:func:`measure` of a reference file (its sample found where the reference says, unless given).
+def load_audit(reference_path: Path, sample_path: Path | None = None) -> tuple[AuditReference, AuditSample]:
+    """A reference and the sample it was adjudicated on: ``sample_path``, else the path the reference records
+    (as given to ``audit agree``, or beside the reference when the two moved together).
 
     Raises:
         InputError: the sample is missing or is not the file the reference was adjudicated on.
@@ -323,12 +340,26 @@ def measure_file(reference_path: Path, extractor_spec: str = "rules", *, sample_
 
     reference = load_reference(reference_path)
     path = sample_path or Path(reference.sample_path)
+    if sample_path is None and not path.is_file() and (reference_path.parent / path.name).is_file():
+        path = reference_path.parent / path.name
     if not path.is_file():
         raise InputError(f"{reference_path}: its sample {path} is not there; give it with --sample FILE")
     if sha256_file(path) != reference.sample_sha256:
         raise InputError(f"{path}: not the sample file the reference was adjudicated on (SHA-256 differs); give "
                          "that one with --sample FILE")
-    return measure(reference, load_sample(path), extractor_spec, dataset=dataset, seed=seed, resamples=resamples,
+    return reference, load_sample(path)
+
+
+def measure_file(reference_path: Path, extractor_spec: str = "rules", *, sample_path: Path | None = None,
+                 dataset: Path | None = None, seed: int = 0, resamples: int = DEFAULT_RESAMPLES,
+                 ci: float = DEFAULT_CI, keep_rows: bool = False) -> tuple[VerifierResult, list[Row]]:
+    """:func:`measure` of a reference file (its sample found where the reference says, unless given).
+
+    Raises:
+        InputError: the sample is missing or is not the file the reference was adjudicated on.
+    """
+    reference, sample = load_audit(reference_path, sample_path)
+    return measure(reference, sample, extractor_spec, dataset=dataset, seed=seed, resamples=resamples,
                    ci=ci, reference_path=str(reference_path), keep_rows=keep_rows)
 
 

@@ -44,7 +44,8 @@ def audit() -> None:
               help="Responses every stratum gets first, when every stratum can have them.")
 @click.option("--weight", "weights", multiple=True, metavar="FACTOR=W",
               help="Oversampling weight of a factor (repeatable): compound (≥ 2 predicted acts, default 2), rare "
-                   "(an act set below --rare-share, 2), unmapped (3), low (confidence, 3), medium (1.5).")
+                   "(an act set below --rare-share, 2), unmapped (3), low (confidence, 3), medium (1.5), contested "
+                   "(the stratum of responses two readers' verdicts differ on, 4).")
 @click.option("--rare-share", default=0.05, show_default=True, type=Bounded(float, 0, 1),
               help="An act set whose share of the population is below this is rare.")
 @click.option("--dataset", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -55,9 +56,13 @@ def sample_command(runs: tuple[Path, ...], n: int, seed: int, phase: str, out: P
 
     Strata: probe category × configuration × predicted act set × the
     extractor's confidence level × predicted unmapped assertion, all from the
-    reading in scores.jsonl (true acts are unknown before annotation). Rare
-    compound acts, unmapped assertions and low-confidence readings are
-    oversampled by the weights; the allocation rule, the weights and the seed
+    reading in scores.jsonl (true acts are unknown before annotation; the
+    rule extractor's reading when a two-reader run has one). In a run scored
+    by two readers (--extractor FIRST+SECOND), every contested response (the
+    readers' verdicts differ) goes to one stratum of its own, `contested`.
+    Contested responses, rare compound acts, unmapped assertions and
+    low-confidence readings are oversampled by the weights; inclusion
+    probabilities stay exact. The allocation rule, the weights and the seed
     are recorded in the sample, with each stratum's population count, sampled
     count and inclusion probability, and every source run's manifest.
 

@@ -10,15 +10,26 @@ import click
 from rich.console import Console
 
 from sitbench.glossary import metrics_help
-from sitbench.metrics import ConfigMetrics, incomplete_notes, render_corrected_table, render_table, run_metrics
+from sitbench.metrics import (
+    AuditSummary,
+    ConfigMetrics,
+    audit_metrics,
+    incomplete_notes,
+    render_corrected_table,
+    render_table,
+    run_metrics,
+)
 from sitbench.verify import card_key, shipped_card
 
 
-def _configs_json(metrics: dict[str, ConfigMetrics]) -> dict[str, Any]:
+def _configs_json(metrics: dict[str, ConfigMetrics], audit: AuditSummary | None = None) -> dict[str, Any]:
     readers = {card_key(row.reader) for row in metrics.values() if row.reader}
     cards = [card.model_dump(mode="json") for card in shipped_card().readers if card.reader in readers]
-    return {"configs": {config: row.model_dump(mode="json") for config, row in metrics.items()},
-            "verifier_cards": cards}
+    data: dict[str, Any] = {"configs": {config: row.model_dump(mode="json") for config, row in metrics.items()},
+                            "verifier_cards": cards}
+    if audit is not None:
+        data["audit"] = audit.model_dump(mode="json")
+    return data
 
 
 def _run_names(runs: tuple[Path, ...]) -> list[str]:
@@ -27,14 +38,31 @@ def _run_names(runs: tuple[Path, ...]) -> list[str]:
     return [name if names.count(name) == 1 else str(run) for name, run in zip(names, runs, strict=True)]
 
 
-def _run_metrics(run: Path) -> dict[str, ConfigMetrics]:
-    return run_metrics(run)
+Result = tuple[dict[str, ConfigMetrics], AuditSummary | None]
+
+
+def _run_metrics(run: Path, audit: Path | None) -> Result:
+    result = run_metrics(run)
+    if audit is None:
+        return result, None
+    return audit_metrics(run, result, audit)
+
+
+def _audit_line(name: str, audit: AuditSummary) -> str:
+    who = "SYNTHETIC annotators (scripted, not human judgements)" if audit.synthetic else "human annotators"
+    return (f"audit: {name}: {audit.reference} (sample {audit.sample_id}, {audit.phase}, {who}): {audit.audited} "
+            f"audited trials of this run, {audit.disagreements} with a human verdict that differs from the "
+            f"verifier's; intervals: {audit.resamples} stratified bootstrap resamples, seed {audit.seed}")
 
 
 @click.command(epilog=metrics_help())
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
+@click.option("--audit", "audit", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="REFERENCE",
+              help="Correct each validity by a human audit of the run: the adjudicated reference written by "
+                   "`sitbench audit agree ... --out REFERENCE`, of a sample drawn from every RUN.")
+def metrics(runs: tuple[Path, ...], as_json: bool, audit: Path | None) -> None:
     """Category validities, Macro SIT, LAA/IC and FMR/TL/UEL of scored RUNS.
 
     \b
@@ -46,25 +74,42 @@ def metrics(runs: tuple[Path, ...], as_json: bool) -> None:
     runs the JSON is keyed by run directory name: {"runs": {NAME: {"configs": …}}}.
 
     \b
+    With --audit REFERENCE (a human audit: `sitbench audit sample RUN …`,
+    annotation, `sitbench audit agree … --out REFERENCE`), each category
+    validity and Macro SIT is corrected by it: the observed validity plus the
+    inverse-probability-weighted mean of (human verdict − verifier verdict)
+    over the audited trials of that configuration and category (each also
+    weighted by its share of the pair-balanced mean), bounded to [0, 1], with
+    a 95% stratified bootstrap interval (1000 resamples of the audited
+    responses within the audit's strata, seed 0, recorded). The table shows
+    it in an "audited" row in place of the two-reader band; the JSON adds
+    configs.X.audited and "audit". n/a: the audit holds no trial of that
+    configuration and category. A sample that was not drawn from RUN, or
+    drawn before RUN was scored again, is refused.
+
+    \b
     Examples:
       sitbench metrics runs/oracle
       sitbench metrics runs/oracle runs/gpt --json
+      sitbench metrics runs/gpt --audit audit/reference.json
     """
     names = _run_names(runs)
-    results = {name: _run_metrics(run) for name, run in zip(names, runs, strict=True)}
+    results = {name: _run_metrics(run, audit) for name, run in zip(names, runs, strict=True)}
     if as_json:
         if len(runs) == 1:
-            data: dict[str, Any] = _configs_json(results[names[0]])
+            data: dict[str, Any] = _configs_json(*results[names[0]])
         else:
-            data = {"runs": {name: _configs_json(result) for name, result in results.items()}}
+            data = {"runs": {name: _configs_json(*result) for name, result in results.items()}}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
         return
     console = Console()
     if not console.is_terminal:
         # A pipe or file gets the whole table instead of 80 columns of ellipses.
         console = Console(width=200)
-    for name, result in results.items():
+    for name, (result, summary) in results.items():
         console.print(render_table(result, title=name))
+        if summary is not None:
+            click.echo(_audit_line(name, summary))
         corrected = render_corrected_table(result, title=f"{name}: corrected validity")
         if corrected is not None:
             console.print(corrected)

@@ -9,6 +9,14 @@ from sitbench.metrics._aggregate import (
     pair_balanced,
     pair_differences,
 )
+from sitbench.metrics._audited import (
+    AUDIT_RESAMPLES,
+    AUDIT_SEED,
+    Audited,
+    AuditStatus,
+    AuditSummary,
+    audit_metrics,
+)
 from sitbench.metrics._compute import (
     BANDED,
     CATEGORY_ORDER,
@@ -24,6 +32,7 @@ from sitbench.metrics._compute import (
     run_metrics,
 )
 from sitbench.metrics._table import (
+    format_audited,
     format_band,
     format_corrected,
     format_percent,
@@ -34,9 +43,14 @@ from sitbench.metrics._table import (
 from sitbench.runs import SCORES_FILE
 
 __all__ = [
+    "AUDIT_RESAMPLES",
+    "AUDIT_SEED",
     "BANDED",
     "CATEGORY_ORDER",
     "SCORES_FILE",
+    "AuditStatus",
+    "AuditSummary",
+    "Audited",
     "Band",
     "ConfigMetrics",
     "LAAOutcome",
@@ -46,7 +60,9 @@ __all__ = [
     "PairDifferences",
     "PairRecord",
     "TrialCounts",
+    "audit_metrics",
     "compute_metrics",
+    "format_audited",
     "format_band",
     "format_corrected",
     "format_percent",

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sitbench.errors import InputError
 from sitbench.metrics._aggregate import PairAccumulator, PairBalanced
+from sitbench.metrics._audited import Audited
 from sitbench.runs import DUPLICATE_HINT, SCORES_FILE, RunStore, ScoreRecord, score_problem
 from sitbench.schema import CATEGORY_METRICS, Category
 from sitbench.verify import Corrected, CorrectionStatus, correct, correct_mean, shipped_card
@@ -139,6 +140,10 @@ class ConfigMetrics(_Model):
     """A_pos … A_session and macro_sit corrected for the reader's measured false-reject and false-accept rates
     (its verifier card, Rogan–Gladen), each with its status: ``no_card`` when none was measured for this
     reader and scorer, ``too_small`` when the card has fewer than 30 annotated answers of a verdict."""
+    audited: dict[str, Audited] | None = None
+    """With a human audit of the run (``sitbench metrics RUN --audit REFERENCE``): A_pos … A_session and
+    macro_sit corrected by it (observed + the inverse-probability-weighted mean of human − verifier verdict),
+    each with its stratified bootstrap interval; None without an audit."""
 
 
 LAAOutcome = Literal["correct", "wrong_identity", "neither", "both"]

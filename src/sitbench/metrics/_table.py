@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
+from sitbench.metrics._audited import Audited, AuditStatus
 from sitbench.metrics._compute import Band, ConfigMetrics
 from sitbench.verify import Corrected, CorrectionStatus
 
@@ -60,17 +61,47 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
             *(format_percent(values[field]) for field, _ in _COLUMNS),
             f"{row.n_completed}/{row.n_attempted}",
         )
-        if row.band is not None:
+        if row.audited is not None:
+            # A human audit of the run measures what the two readers' band only brackets: it takes its place.
+            table.add_row("  audited", *(format_audited(row.audited.get(field)) for field, _ in _COLUMNS),
+                          _audited_count(row.audited))
+        elif row.band is not None:
             contested = sum(row.contested.values())
             table.add_row(
                 "  band",
                 *(format_band(row.band.get(field)) for field, _ in _COLUMNS),
                 f"{contested} contested",
             )
-    if any(row.band is not None for row in metrics.values()):
+    if any(row.audited is not None for row in metrics.values()):
+        table.caption = (f"{table.caption}; audited: the validity corrected by the human audit (observed + the "
+                         "inverse-probability-weighted mean of human − verifier verdict over its audited trials), "
+                         "95% stratified bootstrap interval in brackets (zero width: every resample agreed, as "
+                         "with few audited trials or none that differ; not certainty); n/a = no audited trial there")
+    elif any(row.band is not None for row in metrics.values()):
         table.caption = (f"{table.caption}; band: the figure with every contested verdict (two readers differ) "
                          "counted as a failure and as a pass")
     return table
+
+
+def _audited_count(audited: Mapping[str, Audited]) -> str:
+    macro = audited.get("macro_sit")
+    if macro is None:
+        return ""
+    return f"{macro.audited} audited\n{macro.disagreements} differ"
+
+
+def format_audited(audited: Audited | None) -> str:
+    """An audit-corrected validity in percent, its interval on a second line as ``(low–high)`` (so the row fits
+    the table's columns); ``n/a`` where the audit holds no trial, ``—`` where the validity is undefined, blank for
+    a figure the audit does not correct."""
+    if audited is None:
+        return ""
+    if audited.status is AuditStatus.CORRECTED and audited.estimate is not None:
+        interval = audited.interval
+        bounds = "" if interval is None or interval.lower is None or interval.upper is None else \
+            f"\n({100 * interval.lower:.0f}–{100 * interval.upper:.0f})"
+        return f"{format_percent(audited.estimate)}{bounds}"
+    return "n/a" if audited.status is AuditStatus.UNAUDITED else NULL
 
 
 _VALIDITIES = _COLUMNS[:9]

@@ -8,6 +8,7 @@ import pytest
 from _audit_support import DEMO_RUNS
 
 from sitbench.cli import main
+from sitbench.data import demo_readings
 
 
 @pytest.fixture(scope="session")
@@ -27,7 +28,7 @@ def sample_path(demo_dir: Path) -> Path:
     return path
 
 
-BLIND_DEMO = Path(__file__).resolve().parents[1] / "verify" / "corpus" / "blind" / "demo-sitbench-llm-3.jsonl"
+BLIND_DEMO = demo_readings()
 """Frozen readings of every distinct answer of the demo runs under the LLM extractor's prompt."""
 
 

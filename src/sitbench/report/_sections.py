@@ -33,7 +33,7 @@ def _counts(entry: ContrastResult) -> str:
 def _decision_cell(entry: ContrastResult, analysis: AnalysisReport | None) -> str:
     why = ""
     if entry.decision == "no_decision" and analysis is not None:
-        why = f"<span class='why'>{esc(decision_words(entry, analysis))}</span>"
+        why = f" <span class='why'>{esc(decision_words(entry, analysis))}</span>"
     return f"<td class='l' title='{esc(entry.decision_note)}'><b>{esc(entry.decision)}</b>{why}</td>"
 
 

@@ -142,3 +142,11 @@ def test_the_agents_answer_time_is_labelled_its_own(agent_report: Path, agent_ru
     failed = [r for r in raw_scores(agent_run) if r["status"] == "completed" and not r["verdict"]["valid"]]
     drilldown = sections["drilldown"]
     assert drilldown.count("agent's own answer time ") == len(failed) > 0 and "prompt tokens" not in drilldown
+
+
+def test_the_readme_states_the_designs_limit_as_the_stats_package_computes_it() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())
+    assert (f"no contrast can be decided (smallest p {smallest_signflip_p(2):g}; at least {pairs_needed(0.05, 8)} "
+            "pairs are needed for p < 0.05 after Holm over E1–E8)") in text
+    assert "drill-down of the failed trials — and, with two readers, the contested ones —" in text

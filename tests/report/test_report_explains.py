@@ -63,7 +63,8 @@ def test_no_decision_says_what_the_pairs_can_decide(demo_runs: Path, tmp_path: P
             "possible p is 0.5; at least 9 pairs are needed for p < 0.05 after Holm over E1–E8.") in contrasts
     # Each row's decision says why: E3 has one pair, E5 was not computed.
     assert pairs["E3"] == 1 and "no_decision 1 pair: the smallest possible p is 1; at least 9 pairs" in contrasts
-    assert "no_decision not computed: no pair has eligible trials" in contrasts
+    assert "no_decision not computed (the status says why)" in contrasts
+    assert "incomplete — no pair has eligible trials in every required lineage" in contrasts
     # The figure follows the analysis' alpha (the stats package computes it, nothing is fixed on the page).
     strict = analyze_runs([run], alpha=0.01)
     contrasts = _report([run], tmp_path / "strict.html", analysis=strict)["contrasts"]

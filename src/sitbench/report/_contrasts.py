@@ -133,6 +133,8 @@ def power_html(analysis: AnalysisReport, runs: Sequence[LoadedRun]) -> str:
 
 def decision_words(entry: ContrastResult, analysis: AnalysisReport) -> str:
     """Why a primary contrast has no decision, in words: not computed, too few pairs, or an incomplete family."""
-    if entry.status != "computed" or entry.n_pairs >= _needed(analysis):
+    if entry.status != "computed":
+        return "not computed (the status says why)"
+    if entry.n_pairs >= _needed(analysis):
         return entry.decision_note
     return f"{_pairs(entry.n_pairs)}: {limit_clause(entry.n_pairs, analysis)}; {entry.decision_note}"

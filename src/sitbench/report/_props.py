@@ -64,13 +64,13 @@ class PropWords:
         if prop_id not in self.phrases:
             return f"{esc(prop_id)}{sign}"
         return (f"<span class='prop'>“{esc(self.signed(prop_id, polarity))}”</span> "
-                f"<span class='muted'>({esc(prop_id)}{sign})</span>")
+                f"<span class='muted pid'>({esc(prop_id)}{sign})</span>")
 
     def _token_html(self, token: str) -> str:
         word, tail = (token[:-1], ".") if token.endswith(".") else (token, "")
         if word in self.phrases:
             return (f"<span class='prop'>“{esc(self.phrases[word])}”</span> "
-                    f"<span class='muted'>({esc(word)})</span>{tail}")
+                    f"<span class='muted pid'>({esc(word)})</span>{tail}")
         if word[-1:] in "+-" and word[:-1] in self.phrases:
             return self.claim_html(word[:-1], word.endswith("+")) + tail
         if word in _ACTS:

@@ -118,6 +118,7 @@ details.trial .body{padding:2px 14px 10px}
 .pill.flag{background:#fff1d6;color:#8a5300}
 .pill.contested{background:#efe6fb;color:#5b2a9e}
 .band{display:block;font-size:11px;color:var(--muted)}
+.pid{white-space:nowrap}
 .why{display:block;font-weight:400;font-size:12px;color:var(--muted);white-space:normal;max-width:420px}
 .role{font-weight:700;font-size:12px;color:var(--muted)}
 .hidden{display:none}

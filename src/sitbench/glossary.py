@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from sitbench.schema import CATEGORY_METRICS, Category
+from sitbench.schema import CATEGORY_METRICS, Act, Category, Configuration
 
 SEED_TITLE = "The Situated Identity Test: Distinguishing Persistent Cognitive Identity from Persona Imitation"
 """The full title of the seed paper (the SIT battery's source)."""
@@ -176,6 +176,34 @@ REFERENCES: dict[str, str] = {
 }
 """Every numbered table, equation and theorem the user-facing texts mention, with its place in the seed."""
 
+AGENT_ROW = Configuration.agent.value
+"""The one row of an agent run (``sitbench run --agent``): the agent under test, not a configuration A–I."""
+
+AGENT_ROW_NAME = "the agent under test: it ingested the subject's whole chronicle and keeps its own memory"
+"""What the ``agent`` row is, in words (no configuration A–I applies to it)."""
+
+CHECKS: dict[str, str] = {
+    "act": "the answer's acts: every act the contract requires present, none it forbids",
+    "required": "every claim the contract requires asserted, with its polarity and an allowed provenance",
+    "forbidden": "no claim the contract prohibits asserted",
+    "uncertainty": "uncertainty expressed when required, absent when forbidden",
+    "provenance": "no personal claim with a provenance the contract does not allow",
+    "disclosure": "nothing shared above the interlocutor's clearance, and no blanket withholding from a cleared one",
+    "grounding": "no personal value the record does not support inside a closed-world scope",
+    "length": "the answer is within the length the verifier reads",
+}
+"""The contract checks of SValid (seed §3.3, Eq. 20), each in one line."""
+
+ACTS: dict[Act, str] = {
+    Act.ANSWER: "supplies the requested content",
+    Act.ABSTAIN: "says the identity does not know or has not acquired it",
+    Act.REJECT: "denies a false premise or a personal acquisition",
+    Act.WITHHOLD: "declines to share with this interlocutor",
+    Act.QUALIFY: "hedges or expresses uncertainty",
+    Act.ACKNOWLEDGE_ASSERTION: "records that the user claimed something without adopting it",
+}
+"""The answer acts a contract requires or forbids, each in words."""
+
 CITATION = re.compile(r"(?:Table|Eq\.|Theorem) ?\d+(?:\.\d+)*|(?:Appendix|App\.) ?[A-Z](?:\.\d+)?\b")
 """A numbered reference in prose; each one in user-facing text must name the seed nearby (see :func:`uncited`)."""
 
@@ -199,8 +227,9 @@ def uncited(text: str, window: int = 40) -> list[str]:
 
 
 def config_label(letter: str) -> str:
-    """``config. B`` — how a configuration letter is written wherever category letters also appear."""
-    return f"config. {letter}"
+    """``config. B`` — how a configuration letter is written wherever category letters also appear; an agent
+    run's row is written ``agent``."""
+    return AGENT_ROW if letter == AGENT_ROW else f"config. {letter}"
 
 
 def category_label(letter: str) -> str:
@@ -216,9 +245,24 @@ def category_name(letter: str) -> str:
 
 
 def config_name(letter: str) -> str:
-    """The configuration's short name (``""`` for an unknown letter)."""
+    """The configuration's short name (what the ``agent`` row is; ``""`` for an unknown letter)."""
+    if letter == AGENT_ROW:
+        return AGENT_ROW_NAME
     entry = _CONFIG_BY_LETTER.get(letter)
     return "" if entry is None else entry.name
+
+
+def check_meaning(name: str) -> str:
+    """What a contract check tests, in one line (``""`` for a check the glossary does not know)."""
+    return CHECKS.get(name, "")
+
+
+def act_words(value: str) -> str:
+    """An act with what it means, e.g. ``REJECT (denies a false premise or a personal acquisition)``."""
+    try:
+        return f"{value} ({ACTS[Act(value)]})"
+    except ValueError:
+        return value
 
 
 _CATEGORY_BY_LETTER = {entry.letter: entry for entry in CATEGORIES}

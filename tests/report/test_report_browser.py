@@ -21,6 +21,9 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium not on PATH (install Debian's package: apt-get install -y chromium)"
 )
 RUNS = ("run-collapse", "run-oracle", "run-oracle-perfect")
+_BLOCKS = frozenset({"p", "div", "li", "ul", "td", "th", "tr", "table", "h2", "h3", "h4", "summary", "details", "dt",
+                     "dd", "pre", "br", "aside", "label"})
+"""Elements whose start and end separate words in a section's text."""
 
 
 def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -49,9 +52,20 @@ class _Page(HTMLParser):
         self.trials: list[tuple[str | None, bool]] = []
         """Each drill-down row's ``data-agreement`` and whether the page's script hid it."""
         self.band_cells = 0
+        self.sections: dict[str, str] = {}
+        """Each ``<section>``'s text as the browser holds it after the script ran, by the section's id."""
+        self._section: str | None = None
+        self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
+        if tag == "section":
+            self._section = a.get("id") or ""
+            self.sections[self._section] = ""
+        if tag in ("script", "style"):
+            self._skip += 1
+        if tag in _BLOCKS and self._section is not None:
+            self.sections[self._section] += " "
         if tag == "html":
             self.root = a
         if tag == "title":
@@ -67,6 +81,8 @@ class _Page(HTMLParser):
             self._in = a["id"]
 
     def handle_data(self, data: str) -> None:
+        if self._section is not None and not self._skip:
+            self.sections[self._section] += data
         if self._cell is not None:
             self.macro[self._cell] = self.macro.get(self._cell, "") + data
         if self._in == "title":
@@ -75,6 +91,12 @@ class _Page(HTMLParser):
             self.texts[self._in] = self.texts.get(self._in, "") + data
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "section":
+            self._section = None
+        if tag in ("script", "style"):
+            self._skip -= 1
+        if tag in _BLOCKS and self._section is not None:
+            self.sections[self._section] += " "
         if tag == "td":
             self._cell = None
         if tag in ("title", "b", "span"):
@@ -154,5 +176,34 @@ def test_contested_view_in_chromium(two_reader_report: Path, two_reader_run: Pat
     shot = tmp_path / "contested-view.png"
     _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,6000",
               two_reader_report.as_uri() + "#agreement=contested")
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_agent_report_in_chromium(agent_report: Path, agent_run: Path, tmp_path: Path) -> None:
+    page = _dump(tmp_path, agent_report.as_uri())
+    assert page.root.get("data-ready") == "1", "the report's script did not run"
+    text = " ".join(page.sections.values())
+    assert "Transport.PYTHON" not in text and "handler native" not in page.sections["summary"]
+    summary = " ".join(page.sections["summary"].split())
+    assert "agent keyword-baseline 1" in summary and "in process (a Python factory)" in summary
+    assert "Rows are configurations" not in summary and "The row agent is the agent under test" in summary
+    # The E1–E8 section names the run it analyses, and says why nothing could be decided.
+    contrasts = " ".join(page.sections["contrasts"].split())
+    assert contrasts.startswith(f"Confirmatory contrasts E1–E8 (Holm–Bonferroni): {agent_run.name} ")
+    assert f"{agent_run.name}: agent " in contrasts and "No contrast of E1–E8 was computed" in contrasts
+    # A failed check's reason in words: PR-01 asks about Kyoto, where this identity never lived.
+    failed = [r for r in raw_scores(agent_run) if r["status"] == "completed" and not r["verdict"]["valid"]]
+    assert page.rows == len(failed) > 0
+    reasons = [r["verdict"]["checks"]["required"]["reason"] for r in failed if r["probe_id"] == "PR-01"]
+    assert reasons == ["required claims not asserted with an allowed provenance: ['P-01-']"]
+    drilldown = " ".join(page.sections["drilldown"].split())
+    assert "required claims not asserted with an allowed provenance: “denies: lived in Kyoto” (P-01−)" in drilldown
+    assert "['P-" not in drilldown
+    agents = " ".join(page.sections["agents"].split())
+    assert agents.count("agent's own answer time (ms)") == 2
+
+    shot = tmp_path / "agent-report.png"
+    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", agent_report.as_uri())
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from sitbench.glossary import category_label, config_label
+from sitbench.glossary import category_label, check_meaning, config_label
 from sitbench.metrics import laa_outcome
 from sitbench.render import esc
 from sitbench.report._data import FailedTrial, Listed, LoadedRun, failed_checks, is_contested
 from sitbench.report._exports import TRIALS_CSV
+from sitbench.report._props import PropWords, prop_words
 from sitbench.report._readers import agreement_filter_options, has_two_readers, two_readers_html
 from sitbench.runs import ScoreRecord
 from sitbench.schema import Observation
@@ -52,9 +53,10 @@ def _text_limit(trials: Sequence[FailedTrial]) -> int | None:
     return lo
 
 
-def observation_html(obs: Observation | None, response: str | None) -> str:
-    """A reader's Γ̂ as a list: acts, claims (with the span of the response they read), unmapped statements,
-    uncertainty, disclosure and the extractor."""
+def observation_html(obs: Observation | None, response: str | None, words: PropWords | None = None) -> str:
+    """A reader's Γ̂ as a list: acts, claims (in words with ``words``, and the span of the response they read),
+    unmapped statements, uncertainty, disclosure and the extractor."""
+    words = words or PropWords()
     if obs is None:
         return "<p class='note'>No observation recorded.</p>"
     items: list[str] = [f"<b>acts Ŷ</b>: {esc(', '.join(a.value for a in obs.acts) or '(none)')}"]
@@ -64,7 +66,7 @@ def observation_html(obs: Observation | None, response: str | None) -> str:
             a, b = claim.span
             span = f" — “{esc(response[a:b])}”"
         items.append(
-            f"<b>claim</b> {esc(claim.prop_id)}{'+' if claim.polarity else '−'} "
+            f"<b>claim</b> {words.claim_html(claim.prop_id, claim.polarity)} "
             f"<span class='muted'>({esc(claim.provenance.value)})</span>{span}"
         )
     for un in obs.unmapped:
@@ -80,19 +82,26 @@ def observation_html(obs: Observation | None, response: str | None) -> str:
     return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
 
 
-def _checks_html(failed: FailedTrial) -> str:
+def check_name_html(name: str) -> str:
+    """A check's name with what it tests beside it (muted), escaped."""
+    meaning = check_meaning(name)
+    return f"<b>{esc(name)}</b>" + (f" <span class='muted'>— {esc(meaning)}</span>" if meaning else "")
+
+
+def _checks_html(failed: FailedTrial, words: PropWords) -> str:
     score = failed.score
     assert score.verdict is not None
     if score.verdict.valid:
         return "<p class='note'>Target verdict valid: every check passed.</p>" + _partner_html(score)
     rows = [
-        f"<tr><td class='l'>{esc(name)}</td><td class='l'>{esc(check.reason)}</td></tr>"
+        f"<tr class='failed-check'><td class='l'>{check_name_html(name)}</td>"
+        f"<td class='l reason'>{words.reason_html(check.reason)}</td></tr>"
         for name, check in score.verdict.checks.items()
         if not check.passed
     ]
     passed = [name for name, check in score.verdict.checks.items() if check.passed]
     out = (
-        f"<table><thead><tr><th class='l'>failed target check</th><th class='l'>reason</th></tr></thead>"
+        f"<table><thead><tr><th class='l'>failed target check</th><th class='l'>why it failed</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p class='note'>passed: {esc(', '.join(passed) or '(none)')}</p>"
     )
@@ -119,7 +128,20 @@ def _flags(score: ScoreRecord) -> list[str]:
     ]
 
 
-def _trial_html(failed: FailedTrial, limit: int | None) -> str:
+def _trace(failed: FailedTrial, where: str) -> str:
+    s = failed.score
+    trace = [where, f"probe {s.probe_id}", f"capability {s.capability}"]
+    if s.answer_ms is not None:
+        # An agent's answer time is its own (time queued behind other trials is not counted); it has no prompt.
+        trace.append(f"agent's own answer time {s.answer_ms:.3g} ms")
+    else:
+        trace.append(f"prompt tokens {s.prompt_tokens}")
+    if s.verdict is not None:
+        trace.append(f"scorer {s.verdict.verifier_version}")
+    return f"<p class='note'>{esc(' · '.join(trace))}</p>"
+
+
+def _trial_html(failed: FailedTrial, limit: int | None, words: PropWords) -> str:
     s = failed.score
     checks = failed_checks(s)
     flags = _flags(s)
@@ -153,15 +175,13 @@ def _trial_html(failed: FailedTrial, limit: int | None) -> str:
         body.append("<h4>Response</h4>")
         body.append(f"<pre>{esc(_shorten(response, limit, where)) if response is not None else '(no text)'}</pre>")
     body.append("<h4>Extracted observation Γ̂</h4>")
-    body.append(observation_html(s.observation, response))
+    body.append(observation_html(s.observation, response, words))
     body.append("<h4>Checks</h4>")
-    body.append(_checks_html(failed))
+    body.append(_checks_html(failed, words))
     if s.second is not None:
-        body.append(two_readers_html(s, observation_html(s.second.observation, response)))
-    trace = [where, f"probe {s.probe_id}", f"capability {s.capability}", f"prompt tokens {s.prompt_tokens}"]
-    if s.verdict is not None:
-        trace.append(f"scorer {s.verdict.verifier_version}")
-    body.append(f"<p class='note'>{esc(' · '.join(trace))}</p>")
+        body.append(two_readers_html(s, observation_html(s.second.observation, response, words),
+                                     reason=words.reason_html))
+    body.append(_trace(failed, where))
     return (
         f"<details class='trial' data-run='{esc(failed.run)}' data-config='{esc(s.config)}' "
         f"data-category='{esc(s.category.value)}' data-checks='{esc(' '.join(checks))}' data-flags='{esc(' '.join(flags))}'"
@@ -201,7 +221,8 @@ def _filters(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial]) -> str:
 
 
 def _what_is_listed(runs: Sequence[LoadedRun], listed: Listed) -> str:
-    across = f"across {len(runs)} run{'s' if len(runs) != 1 else ''}. "
+    names = ", ".join(f"<b>{esc(run.name)}</b>" for run in runs)
+    across = f"across {len(runs)} run{'s' if len(runs) != 1 else ''} ({names}). "
     failed = f"{listed.failed:,} failed trial{'s' if listed.failed != 1 else ''} (completed, target verdict invalid)"
     if not any(has_two_readers(run) for run in runs):
         return f"{failed} {across}"
@@ -213,6 +234,7 @@ def _what_is_listed(runs: Sequence[LoadedRun], listed: Listed) -> str:
 def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], listed: Listed, cap: int) -> str:
     """The filter bar, the note on what is listed, and one ``<details class='trial'>`` per trial."""
     limit = _text_limit(trials)
+    words = prop_words(runs)
     total = listed.total
     note = f"<p class='note'>{_what_is_listed(runs, listed)}"
     if len(trials) < total:
@@ -224,7 +246,16 @@ def drilldown(runs: Sequence[LoadedRun], trials: Sequence[FailedTrial], listed: 
     if limit is not None:
         note += f"Texts longer than {limit:,} characters are shortened (head and tail kept) to keep the file small. "
     note += "Filters can be linked: e.g. <code>#config=A&amp;check=grounding</code>.</p>"
-    body = "".join(_trial_html(t, limit) for t in trials)
+    note += _words_note(runs, words)
+    body = "".join(_trial_html(t, limit, words[t.run]) for t in trials)
     if not trials:
         body = "<p class='note'>No failed trials.</p>"
     return _filters(runs, trials) + note + f"<div id='trials'>{body}</div>"
+
+
+def _words_note(runs: Sequence[LoadedRun], words: dict[str, PropWords]) -> str:
+    """Where the propositions' words come from, per run (one line when all runs share it)."""
+    notes = {words[run.name].note for run in runs}
+    if len(notes) == 1:
+        return f"<p class='note props-source'>In the reasons and claims below, {esc(notes.pop())}.</p>"
+    return "".join(f"<p class='note props-source'>{esc(run.name)}: {esc(words[run.name].note)}.</p>" for run in runs)

@@ -67,7 +67,14 @@ def next_commands(
             ))
     paths = " ".join(_q(run.path) for run in runs)
     report_out = _q(out_html) if out_html is not None else "report.html"
-    if analysis is None:
+    if all(run.manifest.agent is not None for run in runs):
+        steps.append((
+            ("set the agent beside configurations of a model on the same dataset, probe by probe (E1–E8 compare "
+             "configurations A–I of one model, not agents)"),
+            (f"sitbench run {_q(_dataset(runs[0]))} --config G,H --model openai/MODEL --out runs/MODEL && "
+             f"sitbench score runs/MODEL && sitbench compare {paths} runs/MODEL --html compare.html"),
+        ))
+    elif analysis is None:
         steps.append((
             "test the confirmatory contrasts E1–E8 (one model per analysis) and add them to this page",
             (f"sitbench analyze {_q(runs[0].path)} --json > analysis.json && "
@@ -76,9 +83,11 @@ def next_commands(
     if failures:
         (name, probe), count = failures.most_common(1)[0]
         run = next(r for r in runs if r.name == name)
+        where = (f"in {name}" if run.manifest.agent is not None
+                 else f"{count} configuration{'s' if count != 1 else ''} in {name}")
         steps.append((
-            (f"read the probe that failed most often ({probe}, {count} configuration"
-             f"{'s' if count != 1 else ''} in {name}) as the evaluator sees it: records and contract in words"),
+            f"read the probe that failed most often ({probe}, {where}) as the evaluator sees it: records and "
+            "contract in words",
             f"sitbench show {_q(_dataset(run))} {_q(probe)}",
         ))
     if not has_two_readers(runs[0]):
@@ -105,7 +114,8 @@ def next_steps_box(
     )
     return (
         "<aside class='next' id='next'><h2>What to do next</h2><ol>" + items + "</ol>"
-        "<p class='note'>Failed trials are listed <a href='#drilldown'>below</a> with the checks they failed; "
+        "<p class='note'>Failed trials are listed <a href='#drilldown'>below</a> with the checks they failed and "
+        "why, in words; "
         "the letters and figures are explained in the <a href='#glossary'>glossary</a>.</p></aside>"
     )
 

@@ -7,7 +7,7 @@ reader have none of this, and the page shows none of it for them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sitbench.glossary import category_label, config_label
 from sitbench.metrics import CATEGORY_ORDER, Band, ConfigMetrics
@@ -93,7 +93,11 @@ def contested_table(run: LoadedRun) -> str:
     )
 
 
-def _check_state(verdict: Verdict | None, name: str) -> str:
+ReasonHtml = Callable[[str], str]
+"""Renders a check's reason as escaped HTML (the drill-down spells its propositions out)."""
+
+
+def _check_state(verdict: Verdict | None, name: str, reason: ReasonHtml) -> str:
     if verdict is None:
         return "<span class='muted'>(none)</span>"
     if name == "valid":
@@ -101,18 +105,18 @@ def _check_state(verdict: Verdict | None, name: str) -> str:
     check = verdict.checks.get(name)
     if check is None:
         return "<span class='muted'>(not checked)</span>"
-    return "passed" if check.passed else f"<b>failed</b> — {esc(check.reason)}"
+    return "passed" if check.passed else f"<b>failed</b> — {reason(check.reason)}"
 
 
-def _differing_rows(score: ScoreRecord) -> str:
+def _differing_rows(score: ScoreRecord, reason: ReasonHtml) -> str:
     assert score.second is not None
     rows = []
     for name in score.contested_checks:
         bare = name.removeprefix("partner.")
         first, second = ((score.partner, score.second.partner) if bare != name
                          else (score.verdict, score.second.verdict))
-        rows.append(f"<tr><td class='l'>{esc(name)}</td><td class='l'>{_check_state(first, bare)}</td>"
-                    f"<td class='l'>{_check_state(second, bare)}</td></tr>")
+        rows.append(f"<tr><td class='l'>{esc(name)}</td><td class='l'>{_check_state(first, bare, reason)}</td>"
+                    f"<td class='l'>{_check_state(second, bare, reason)}</td></tr>")
     return "".join(rows)
 
 
@@ -129,9 +133,10 @@ def _failed_names(verdict: Verdict | None) -> list[str]:
     return [] if verdict is None else [name for name, check in verdict.checks.items() if not check.passed]
 
 
-def two_readers_html(score: ScoreRecord, second_observation: str) -> str:
-    """Both readers' verdicts of one trial: the checks they differ on (each reader's result and reason), the
-    second reader's failed checks and flags, and its Γ̂ (``second_observation``, already rendered)."""
+def two_readers_html(score: ScoreRecord, second_observation: str, *, reason: ReasonHtml = esc) -> str:
+    """Both readers' verdicts of one trial: the checks they differ on (each reader's result and its reason, as
+    ``reason`` renders it), the second reader's failed checks and flags, and its Γ̂ (``second_observation``,
+    already rendered)."""
     second = score.second
     assert second is not None
     primary = score.verdict.extractor if score.verdict is not None else None
@@ -143,7 +148,7 @@ def two_readers_html(score: ScoreRecord, second_observation: str) -> str:
     if score.contested_checks:
         out.append("<table class='differ'><thead><tr><th class='l'>check the readers differ on</th>"
                    "<th class='l'>primary reader</th><th class='l'>second reader</th></tr></thead>"
-                   f"<tbody>{_differing_rows(score)}</tbody></table>")
+                   f"<tbody>{_differing_rows(score, reason)}</tbody></table>")
     failed = _failed_names(second.verdict)
     partner_failed = _failed_names(second.partner)
     flags = [name for name, on in (("FMR", second.false_memory), ("TL", second.temporal_leak),

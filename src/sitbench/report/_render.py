@@ -28,9 +28,10 @@ from sitbench.glossary import (
 from sitbench.metrics import CATEGORY_ORDER, incomplete_notes
 from sitbench.metrics import format_percent as pct
 from sitbench.render import content_security_policy, esc, kv, num
-from sitbench.report._agents import agent_section
+from sitbench.report._agents import agent_section, agent_words
 from sitbench.report._audit import audit_section, load_audit_result
 from sitbench.report._card import corrected_section
+from sitbench.report._contrasts import analysed_names
 from sitbench.report._data import (
     LoadedRun,
     load_failed_trials,
@@ -117,6 +118,8 @@ details.trial .body{padding:2px 14px 10px}
 .pill.flag{background:#fff1d6;color:#8a5300}
 .pill.contested{background:#efe6fb;color:#5b2a9e}
 .band{display:block;font-size:11px;color:var(--muted)}
+.pid{white-space:nowrap}
+.why{display:block;font-weight:400;font-size:12px;color:var(--muted);white-space:normal;max-width:420px}
 .role{font-weight:700;font-size:12px;color:var(--muted)}
 .hidden{display:none}
 .muted{color:var(--muted)}
@@ -208,8 +211,7 @@ def _summary_table(run: LoadedRun) -> str:
         f"<tbody>{''.join(body)}</tbody></table>"
     )
     notes = [
-        ("Rows are configurations (config. A–I), the validity columns are probe categories (cat. A–H); the "
-         "glossary below says what each one shows or tests. "
+        (f"{_rows_caption(run)} "
          "Values in %; — = undefined (no completed observation; Macro SIT is undefined when any category is). "
          "Category validities and LAA/IC are pair-balanced (seed §8.2, Eq. 40); FMR, TL and UEL are plain shares "
          "over completed trials. Dropped trials (no answer) and unscored ones (an answer the verifier could not "
@@ -228,6 +230,17 @@ def _summary_table(run: LoadedRun) -> str:
         more = f" (+{len(incomplete) - 20} more)" if len(incomplete) > 20 else ""
         out += f"<p class='note warn'>Incomplete pairs: {esc('; '.join(shown))}{esc(more)}</p>"
     return out + contested_table(run)
+
+
+def _rows_caption(run: LoadedRun) -> str:
+    """What the summary's rows and columns are: configurations A–I, or the one row of the agent under test."""
+    agent = run.manifest.agent
+    columns = "the validity columns are probe categories (cat. A–H); the glossary below says what each one tests."
+    if agent is None:
+        return ("Rows are configurations (config. A–I), " + columns.replace(" tests.", " shows or tests."))
+    name = " ".join(x for x in (agent.info.name, agent.info.version) if x)
+    return (f"The row agent is the agent under test, {name} ({agent.spec}): it ingested each subject's whole "
+            "chronicle and answered from its own memory, so no configuration A–I applies; " + columns)
 
 
 def _metric_cell(run: str, config: str, field: str, value: float | None, css: str = "", band: str = "") -> str:
@@ -260,10 +273,14 @@ def _denominators(run: LoadedRun) -> str:
 def _run_header(run: LoadedRun) -> str:
     m = run.manifest
     sha = str(m.dataset.get("manifest_sha256") or "")
+    if m.agent is not None:
+        # An agent is the whole architecture: no evidence handler, no decoding of sitbench's own.
+        who = [f"<b>{esc(part)}</b>" if i == 0 else esc(part) for i, part in enumerate(agent_words(m.agent))]
+    else:
+        who = [f"model <b>{esc(run.model)}</b>", f"handler {esc(m.handler)}",
+               f"temperature {num(m.decoding.temperature)}"]
     bits = [
-        f"model <b>{esc(run.model)}</b>",
-        f"handler {esc(m.handler)}",
-        f"temperature {num(m.decoding.temperature)}",
+        *who,
         f"dataset {esc(m.dataset.get('suite', '?'))} <code>{esc(sha[:12])}</code>",
         f"verifier {esc(m.verifier_version or '—')}",
         f"run id <code>{esc(m.run_id)}</code>",
@@ -285,11 +302,12 @@ def _charts(run: LoadedRun) -> str:
         dumped = row.model_dump()
         for category in CATEGORY_ORDER:
             values[(config, category.value)] = dumped[CATEGORY_METRICS[category]]
+    rows = "agent" if run.manifest.agent is not None else "configuration"
     heat = render.heatmap(
         configs,
         [c.value for c in CATEGORY_ORDER],
         values,
-        title=f"{run.name}: category validity per configuration",
+        title=f"{run.name}: category validity per {rows}",
         column_labels={c.value: CATEGORY_METRICS[c] for c in CATEGORY_ORDER},
         column_heads={c.value: f"cat. {c.value}" for c in CATEGORY_ORDER},
         row_heads={config: config_label(config) for config in configs},
@@ -299,7 +317,7 @@ def _charts(run: LoadedRun) -> str:
     laa = render.bar_chart(
         configs,
         {"LAA": [row.LAA for row in run.metrics.values()]},
-        title=f"{run.name}: LAA per configuration against the bound 0.5",
+        title=f"{run.name}: LAA per {rows} against the bound 0.5",
         references=[render.Reference(LAA_BOUND, "LAA* ≤ 1/m = 0.5 (profile-only, seed Theorem 1)")],
     )
     diag = render.bar_chart(
@@ -309,12 +327,12 @@ def _charts(run: LoadedRun) -> str:
             "TL": [row.TL for row in run.metrics.values()],
             "UEL": [row.UEL for row in run.metrics.values()],
         },
-        title=f"{run.name}: FMR, TL and UEL per configuration",
+        title=f"{run.name}: FMR, TL and UEL per {rows}",
         colors={"FMR": render.PALETTE[2], "TL": render.PALETTE[1], "UEL": render.PALETTE[6]},
     )
     return (
         "<div class='charts'>"
-        f"<div class='chart'><h4>Validity: configuration (rows) × probe category (columns)</h4>{heat}"
+        f"<div class='chart'><h4>Validity: {rows} (rows) × probe category (columns)</h4>{heat}"
         f"<p class='note'>{esc(legend)}</p></div>"
         f"<div class='chart'><h4>LAA vs the 0.5 bound</h4>{laa}"
         f"<p class='note'>{esc(REFERENCES['Theorem 1'])}: no profile-only policy exceeds the dashed line "
@@ -325,6 +343,17 @@ def _charts(run: LoadedRun) -> str:
 
 
 # --------------------------------------------------------------------------- manifest
+
+
+def _how_it_ran(run: LoadedRun) -> list[tuple[str, object]]:
+    """The manifest's agent block for an agent run (handler and decoding are sitbench's and unused there);
+    decoding and handler for a model run."""
+    m = run.manifest
+    if m.agent is None:
+        return [("decoding", m.decoding.model_dump(mode="json")), ("handler", m.handler)]
+    return [("agent", m.agent.model_dump(mode="json")),
+            ("decoding (recorded; not used by an agent)", m.decoding.model_dump(mode="json")),
+            ("handler (recorded; not used by an agent)", m.handler)]
 
 
 def _manifest_section(run: LoadedRun) -> str:
@@ -339,8 +368,7 @@ def _manifest_section(run: LoadedRun) -> str:
         ("sitbench version", m.package_version),
         ("git commit", m.git_commit),
         ("candidate", m.candidate),
-        ("decoding", m.decoding.model_dump(mode="json")),
-        ("handler", m.handler),
+        *_how_it_ran(run),
         ("configurations", ", ".join(m.configs)),
         ("dataset", dataset),
         ("dataset counts", counts),
@@ -375,8 +403,9 @@ def _optional_sections(
     """``(id, nav label, heading, body)`` of the sections only some reports have, in page order."""
     out: list[tuple[str, str, str, str]] = []
     if analysis is not None:
-        out.append(("contrasts", "E1–E8", "Confirmatory contrasts E1–E8 (Holm–Bonferroni)",
-                    analysis_section(analysis)))
+        names = ", ".join(analysed_names(analysis, runs))
+        out.append(("contrasts", "E1–E8", f"Confirmatory contrasts E1–E8 (Holm–Bonferroni): {esc(names)}",
+                    analysis_section(analysis, runs)))
     if chi_report is not None:
         out.append(("chi", "CHI/CHIS", "CHI / CHIS", chi_section(chi_report)))
     if res_summary is not None:

@@ -13,6 +13,8 @@ from sitbench import render
 from sitbench.chi import ChiReport
 from sitbench.errors import InputError
 from sitbench.render import esc, kv, num
+from sitbench.report._contrasts import analysed_runs_html, decision_words, power_html
+from sitbench.report._data import LoadedRun
 from sitbench.res import CONDITIONS, ResScore, classification_reason, role_reason, score_file, score_notes
 from sitbench.stats import AnalysisReport, ContrastResult
 from sitbench.stores import describe_validation_error, read_text
@@ -28,7 +30,15 @@ def _counts(entry: ContrastResult) -> str:
     return " · ".join(f"{esc(k)} {num(entry.completed.get(k))}/{num(v)}" for k, v in entry.attempted.items())
 
 
-def _contrast_rows(entries: Sequence[ContrastResult], *, tests: bool) -> tuple[str, list[render.IntervalRow]]:
+def _decision_cell(entry: ContrastResult, analysis: AnalysisReport | None) -> str:
+    why = ""
+    if entry.decision == "no_decision" and analysis is not None:
+        why = f" <span class='why'>{esc(decision_words(entry, analysis))}</span>"
+    return f"<td class='l' title='{esc(entry.decision_note)}'><b>{esc(entry.decision)}</b>{why}</td>"
+
+
+def _contrast_rows(entries: Sequence[ContrastResult], *, tests: bool,
+                   analysis: AnalysisReport | None = None) -> tuple[str, list[render.IntervalRow]]:
     rows: list[str] = []
     plot: list[render.IntervalRow] = []
     for entry in entries:
@@ -42,10 +52,8 @@ def _contrast_rows(entries: Sequence[ContrastResult], *, tests: bool) -> tuple[s
             f"<td data-metric='mean'>{num(mean)}</td><td>{ci}</td>",
         ]
         if tests:
-            cells.append(
-                f"<td>{num(_float(entry.p))}</td><td>{num(_float(entry.p_holm))}</td>"
-                f"<td class='l' title='{esc(entry.decision_note)}'><b>{esc(entry.decision)}</b></td>"
-            )
+            cells.append(f"<td>{num(_float(entry.p))}</td><td>{num(_float(entry.p_holm))}</td>"
+                         + _decision_cell(entry, analysis))
         cells.append(f"<td>{_counts(entry)}</td><td class='l'>{esc(status)}</td>")
         rows.append(f"<tr data-experiment='{esc(entry.id)}'>{''.join(cells)}</tr>")
         plot.append(
@@ -82,12 +90,14 @@ def load_analysis(data: AnalysisReport | Mapping[str, Any], where: str = "--anal
             where, exc, hint="expected the JSON of `sitbench analyze RUN… --json`")) from None
 
 
-def analysis_section(analysis: AnalysisReport) -> str:
-    """E1–E8 from ``sitbench analyze``: table, forest plot, Holm note, secondaries and the notes."""
-    parts: list[str] = []
+def analysis_section(analysis: AnalysisReport, runs: Sequence[LoadedRun] = ()) -> str:
+    """E1–E8 from ``sitbench analyze``: the runs it read (named as on the page), what its pairs can decide,
+    table, forest plot, Holm note, secondaries and the notes."""
+    parts: list[str] = [analysed_runs_html(analysis, runs)]
     primary = analysis.experiments
     if primary:
-        table, plot = _contrast_rows(primary, tests=True)
+        parts.append(power_html(analysis, runs))
+        table, plot = _contrast_rows(primary, tests=True, analysis=analysis)
         parts.append(table)
         if analysis.family.note:
             parts.append(f"<p class='note'><b>Holm family.</b> {esc(analysis.family.note)}</p>")

@@ -100,8 +100,10 @@ def report(
     The page holds a "what to do next" box (the commands for these runs), the
     summary table (configurations x validities, Macro SIT, LAA, diagnostics,
     completed/attempted), a configuration x category heatmap, LAA against the
-    0.5 bound, FMR/TL/UEL bars, a searchable drill-down of every failed trial
-    (envelope, response, observation, failing checks), a glossary (what each
+    0.5 bound, FMR/TL/UEL bars, the validities corrected by the verifier card,
+    a searchable drill-down of every failed trial and, with two readers, every
+    contested one (envelope, response, observation, failing checks in words;
+    each figure's band and the contested shares), a glossary (what each
     configuration shows, each category tests, each metric counts, with the
     seed paper's references; docs/concepts.md defines every symbol) and each
     run's manifest. Beside it: metrics.json

@@ -679,8 +679,8 @@ def _group(records: Iterable[AnalysisRecord], what: str) -> dict[str, list[_Row]
     return by_config
 
 
-def _check_options(seed: int, n_resamples: int, ci: float, alpha: float, max_exact: int,
-                   lineage_rule: str) -> None:
+def check_resampling(seed: int, n_resamples: int, ci: float, alpha: float) -> None:
+    """Refuse a bad seed, resample count, interval level or alpha with an InputError naming the fix."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed: {seed!r} must be a non-negative integer")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
@@ -688,6 +688,11 @@ def _check_options(seed: int, n_resamples: int, ci: float, alpha: float, max_exa
     if not 0.0 < ci < 1.0:
         raise InputError(f"ci: {ci!r} must lie strictly between 0 and 1, e.g. 0.95")
     check_alpha(alpha)
+
+
+def _check_options(seed: int, n_resamples: int, ci: float, alpha: float, max_exact: int,
+                   lineage_rule: str) -> None:
+    check_resampling(seed, n_resamples, ci, alpha)
     if not 0 <= max_exact <= MAX_EXACT_LIMIT:
         raise InputError(f"max_exact: {max_exact} is outside 0..{MAX_EXACT_LIMIT}")
     if lineage_rule not in ("auto", "both", "present"):

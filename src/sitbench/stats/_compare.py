@@ -31,7 +31,7 @@ from pathlib import Path
 from sitbench.errors import InputError
 from sitbench.metrics import PairAccumulator, laa_outcome
 from sitbench.schema import CATEGORY_METRICS, Category
-from sitbench.stats._analyze import DEFAULT_SEED, _natural_key
+from sitbench.stats._analyze import DEFAULT_SEED, _natural_key, check_resampling
 from sitbench.stats._bootstrap import BootstrapResult, ResampledCluster, bootstrap_mean, cluster_bootstrap
 from sitbench.stats._compare_load import CompareRow, LoadedArm, load_arms
 from sitbench.stats._compare_models import (
@@ -467,16 +467,6 @@ def _compare_two(base: LoadedArm, arm: LoadedArm, options: _Options) -> ArmCompa
                          changes=changes)
 
 
-def _check_options(seed: int, n_resamples: int, ci: float, alpha: float) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"seed: {seed!r} must be a non-negative integer")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
-        raise InputError(f"n_resamples: {n_resamples!r} must be an integer ≥ 2, e.g. 1000")
-    if not 0.0 < ci < 1.0:
-        raise InputError(f"ci: {ci!r} must lie strictly between 0 and 1, e.g. 0.95")
-    check_alpha(alpha)
-
-
 def _pick_baseline(arms: Sequence[LoadedArm], baseline: str | None) -> LoadedArm:
     labels = [arm.info.label for arm in arms]
     duplicated = sorted({label for label in labels if labels.count(label) > 1})
@@ -530,7 +520,7 @@ def compare_arms(
     Raises:
         InputError: fewer than two arms, two arms of one label, an unknown baseline, or a bad option.
     """
-    _check_options(seed, n_resamples, ci, alpha)
+    check_resampling(seed, n_resamples, ci, alpha)
     base = _pick_baseline(arms, baseline)
     options = _Options(seed=seed, n_resamples=n_resamples, ci=ci, alpha=alpha)
     others = [arm for arm in arms if arm is not base]

@@ -2250,7 +2250,9 @@ def _answer_signals(r: _Reading) -> None:
         signals.add("conditional")
     if _OTHER_PERSON.search(text):
         signals.add("other_person")
-    if len(_content_words(text)) >= _SPARSE_WORDS_PER_CLAIM * (1 + len(claims)):
+    needed = _SPARSE_WORDS_PER_CLAIM * (1 + len(claims))
+    # A content word takes at least four characters with its separator: count them only when there is room.
+    if (len(text) + 1) // 4 >= needed and len(_content_words(text)) >= needed:
         signals.add("sparse_reading")
 
 

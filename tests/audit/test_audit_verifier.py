@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _audit_support import rule_lines, rule_reading, write
+from _audit_support import DEMO_RUNS, rule_lines, rule_reading, write
 
 from sitbench.audit import (
     AuditSample,
@@ -113,7 +113,13 @@ def test_planted_disagreements_weighted_by_hand(sample_path: Path, tmp_path: Pat
     assert by["decision_agreement"].denominator >= 60
 
 
-def test_a_response_left_unannotated_reweights_its_stratum(sample_path: Path, tmp_path: Path) -> None:
+def test_a_response_left_unannotated_reweights_its_stratum(demo_dir: Path, tmp_path: Path) -> None:
+    from sitbench.cli import main
+
+    # More responses than strata, so that some stratum holds two (a 60-response sample may hold one in each).
+    sample_path = tmp_path / "sample.json"
+    assert main(["audit", "sample", *(str(demo_dir / r) for r in DEMO_RUNS), "--n", "300", "--seed", "1",
+                 "--phase", "dev", "--out", str(sample_path)]) == 0
     sample = load_sample(sample_path)
     strata = {s.key: s for s in sample.strata}
     counts: dict[str, list] = {}
@@ -129,7 +135,7 @@ def test_a_response_left_unannotated_reweights_its_stratum(sample_path: Path, tm
     # π_i = π_h · annotated_h / sampled_h
     pi = strata[key].inclusion_probability * (len(members) - 1) / len(members)
     assert all(r.weight == pytest.approx(1 / pi) for r in kept)
-    assert result.annotated == 59 and result.unrepresented_population == 0
+    assert result.annotated == len(sample.items) - 1 and result.unrepresented_population == 0
 
 
 def test_verifier_cli_writes_json_and_refuses_a_changed_sample(sample_path: Path, tmp_path: Path,

@@ -2,9 +2,11 @@
 
 A differential guard for restructuring ``sitbench.verify._extract``: every corpus response is read against its
 own probe, against two other probes of its dataset (seeded), and in three rewritten forms (lower case, the
-first half, sentences reversed), and the JSON of each observation is hashed. A refactor that changes no reading
-reproduces every hash (``test_extract_differential.py``). Regenerate only with a RULES_VERSION bump:
-``python tests/verify/make_extract_fixture.py``.
+first half, sentences reversed). Two hashes are kept per input: the JSON of the reading (the observation without
+its confidence: what the scorer reads) and the JSON of its confidence. A refactor that changes no reading
+reproduces every hash (``test_extract_differential.py``). Regenerate (``python tests/verify/make_extract_fixture.py``)
+with a RULES_VERSION bump, or when only the confidence model changed: then every reading hash must come out as
+before (the script says how many changed), since confidence is no part of any verdict.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from sitbench.verify import RULES_VERSION
 from sitbench.verify._extract import extract
 
 FIXTURE = Path(__file__).parent / "data" / "extract_hashes.json.gz"
-FORMAT = 1
+FORMAT = 2
+"""Layout: 1 hashed the whole observation; 2 hashes the reading and the confidence apart."""
 
 
 def _variants(text: str) -> list[str]:
@@ -51,19 +54,34 @@ def inputs() -> Iterator[tuple[str, Any, Any, str]]:
                 yield f"{case['id']}/{probe_id}/{v}", envelope, vocabulary, text
 
 
-def digest(observation: Any) -> str:
-    return hashlib.sha256(observation.model_dump_json().encode()).hexdigest()[:16]
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def compute() -> dict[str, str]:
-    return {label: digest(extract(text, env, vocab)) for label, env, vocab, text in inputs()}
+def digest(observation: Any) -> tuple[str, str]:
+    """Hashes of the reading (the observation without its confidence) and of the confidence."""
+    return _hash(observation.model_dump_json(exclude={"confidence"})), _hash(observation.confidence.model_dump_json())
+
+
+def compute() -> dict[str, dict[str, str]]:
+    """``{"reading": {label: hash}, "confidence": {label: hash}}`` over every input."""
+    out: dict[str, dict[str, str]] = {"reading": {}, "confidence": {}}
+    for label, env, vocab, text in inputs():
+        out["reading"][label], out["confidence"][label] = digest(extract(text, env, vocab))
+    return out
 
 
 def main() -> None:
     hashes = compute()
+    if FIXTURE.exists():
+        before = json.loads(gzip.decompress(FIXTURE.read_bytes()))
+        if before.get("format") == FORMAT and before["rules_version"] == RULES_VERSION:
+            changed = sum(before["hashes"]["reading"].get(k) != v for k, v in hashes["reading"].items())
+            print(f"{changed} readings changed under the same rules version {RULES_VERSION}"
+                  + (": bump RULES_VERSION" if changed else ""))
     payload = json.dumps({"format": FORMAT, "rules_version": RULES_VERSION, "hashes": hashes}, sort_keys=True)
     FIXTURE.write_bytes(gzip.compress(payload.encode(), compresslevel=9, mtime=0))
-    print(f"{len(hashes)} observations hashed -> {FIXTURE.name}")
+    print(f"{len(hashes['reading'])} observations hashed -> {FIXTURE.name}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from sitbench.verify import (
     Judge,
     RuleExtractor,
     Vocabulary,
+    confidence_level,
+    confidence_score,
     extractor_names,
     get_extractor,
     register_extractor,
@@ -114,6 +116,9 @@ def test_readings_side_by_side_and_their_agreement(pilot_dir: Path, tmp_path: Pa
 def test_confidence_flags_doubtful_readings(judge: Judge, probe: str, response: str, signal: str) -> None:
     observation = judge.extract(probe, response)
     assert signal in observation.confidence.signals
-    assert observation.confidence.level is not ConfidenceLevel.HIGH
+    # The level is a threshold of the score, and the score a fixed function of the signals.
+    score = observation.confidence.score
+    assert score == confidence_score(observation.confidence.signals)
+    assert observation.confidence.level is confidence_level(score)
     plain = judge.extract("PR-01", "I have never lived in Kyoto; I live in Seattle.")
     assert plain.confidence.level is ConfidenceLevel.HIGH and Act.REJECT in plain.acts

@@ -53,15 +53,21 @@ def test_a_non_answer_satisfies_no_answer_contract(judge: Judge, reply: dict[str
     assert not result.verdict.valid, f"{reply['response']!r} satisfies {probe_id}'s answer contract"
 
 
+#: Signals that say a reply does not answer as the identity.
+NOT_ANSWERING = {"no_engagement", "no_act", "record_dump", "assistant_voice", "echo_masked", "repetition"}
+
+
 def test_non_answers_adopt_nothing_and_answer_nothing(judge: Judge) -> None:
-    """Across the non-answers, almost nothing is read as an answer, and the readings are flagged."""
+    """Across the non-answers, almost nothing is read as an answer, and the readings say why they are not one."""
     answered = adopted = flagged = 0
     for reply in NON_ANSWERS:
         observation = judge.extract(str(reply["probe_id"]), str(reply["response"]))
         answered += Act.ANSWER in observation.acts
         adopted += "premise_adopted" in observation.confidence.signals
-        flagged += observation.confidence.level.value != "high"
-    # sitbench-rules/2.1: 14 of 187 read as answering, 11 as adopting a premise, 149 flagged (2.0: 12, 11, 149).
+        flagged += bool(NOT_ANSWERING & set(observation.confidence.signals))
+    # sitbench-rules/2.1: 14 of 187 read as answering, 11 as adopting a premise (2.0: 12, 11). The confidence level
+    # no longer marks a non-answer as such: it ranks readings by the modelled chance of a wrong verdict, and the
+    # verdict on a non-answer (invalid) is rarely wrong; the signals still say what kind of reply it is (3.0: 184).
     assert answered <= 0.08 * len(NON_ANSWERS), answered
     assert adopted <= 0.07 * len(NON_ANSWERS), adopted
-    assert flagged >= 0.7 * len(NON_ANSWERS), flagged
+    assert flagged >= 0.9 * len(NON_ANSWERS), flagged

@@ -66,10 +66,17 @@ class Confidence(Frozen):
     """The extractor's confidence in one observation, with the signals behind it."""
 
     level: ConfidenceLevel = ConfidenceLevel.HIGH
-    """Overall level: LOW when a signal says the reading may be wrong, MEDIUM when it is indirect."""
+    """Overall level. For the rule extractor, thresholds of :attr:`score` (``sitbench.verify``'s
+    ``CONFIDENCE_HIGH_AT`` and ``CONFIDENCE_MEDIUM_AT``); other readers set it by their own rule."""
     signals: list[str] = Field(default_factory=list)
     """Why: unresolved references, conflicting cues, indirect readings and the rules that decided
-    the reading (e.g. ``premise_adopted``, ``no_engagement``, ``self_correction``)."""
+    the reading (e.g. ``premise_adopted``, ``no_engagement``, ``self_correction``, ``negation``)."""
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    """How likely the verdict from this reading agrees with a careful human reading, in [0, 1]: for the
+    rule extractor a fixed logistic function of :attr:`signals` whose weights were fitted once on the
+    development slice of the annotated corpus (``sitbench.verify.CONFIDENCE_WEIGHTS``); adding a signal
+    never raises it. None where the reader gives no score (the LLM extractor, imported readings, records
+    written before the score existed). It ranks readings by risk; it is not part of any verdict."""
 
 
 class Observation(Frozen):

@@ -21,6 +21,16 @@ from sitbench.verify._card import (
     rogan_gladen,
     shipped_card,
 )
+from sitbench.verify._confidence import (
+    CONFIDENCE_BIAS,
+    CONFIDENCE_HIGH_AT,
+    CONFIDENCE_MEDIUM_AT,
+    CONFIDENCE_WEIGHTS,
+    confidence_level,
+    confidence_score,
+    error_auroc,
+    error_auroc_interval,
+)
 from sitbench.verify._extract import RULES_VERSION, Vocabulary, extract, presupposed, trace_extract
 from sitbench.verify._extractor import (
     EXTRACTORS,
@@ -49,6 +59,10 @@ from sitbench.verify._score import (
 
 __all__ = [
     "CHECK_NAMES",
+    "CONFIDENCE_BIAS",
+    "CONFIDENCE_HIGH_AT",
+    "CONFIDENCE_MEDIUM_AT",
+    "CONFIDENCE_WEIGHTS",
     "DEFAULT_MAX_RESPONSE_CHARS",
     "DOMAIN_CUES",
     "EXTRACTORS",
@@ -77,9 +91,13 @@ __all__ = [
     "card_key",
     "close_extractor",
     "compare",
+    "confidence_level",
+    "confidence_score",
     "correct",
     "correct_mean",
     "differing_checks",
+    "error_auroc",
+    "error_auroc_interval",
     "extract",
     "extraction_universe",
     "extractor_names",

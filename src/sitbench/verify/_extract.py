@@ -60,13 +60,19 @@ The stages, in order:
     id ("I lived in Tokyo") as unmapped assertions with their slot.
 13. **Confidence**: every observation lists the signals behind its reading (echo, assistant
     voice, implicit subject, question frame, premise adoption, self-correction, conflicting
-    polarity…); LOW when one says the reading may be wrong, MEDIUM when it is indirect.
+    polarity…) and the signals that make a wrong verdict likelier (a negator whose scope had to be
+    settled, two of them, a quotation or reported speech, a conditional, another person, no act
+    found, an open question answered by nothing it names, several claims, an answer that also
+    says it does not know, much said and little read, a hedge, a question back); its score is a
+    fixed logistic function of them (:mod:`sitbench.verify._confidence`), its level a threshold of
+    the score. No signal changes a reading.
 
 In the code, :func:`extract` composes named stage functions over one :class:`_Reading` state: ``_mask`` (1);
 for each clause (2), ``_read_clause``: ``_enter_sentence`` and ``_frame`` (4), ``_mentions``,
 ``_implied_mentions`` and ``_resolve_references`` (5), ``_record``, ``_replies`` and ``_mood`` (4, 7),
 ``_claims`` with ``_in_frame`` and ``_fact_claim`` (6, 12); then ``_engagement``, ``_adopt_premise`` (10),
-``_self_correct`` (8, 11), ``_link_provenance`` (9) and ``_observation`` (7, 13). :func:`trace_extract` has each
+``_self_correct`` (8, 11), ``_link_provenance`` (9) and ``_observation`` (7, 13); ``_clause_signals`` and
+``_answer_signals`` record the confidence signals of a clause and of the whole answer (13). :func:`trace_extract` has each
 stage append a one-line summary of what it read (``sitbench extract --trace``); :func:`extract` records nothing.
 """
 
@@ -82,8 +88,6 @@ from sitbench.schema import (
     Act,
     ClaimProvenance,
     ClosedWorldDeclaration,
-    Confidence,
-    ConfidenceLevel,
     DisclosureSignals,
     Envelope,
     ExtractedClaim,
@@ -94,6 +98,7 @@ from sitbench.schema import (
     UncertaintyLevel,
     UnmappedAssertion,
 )
+from sitbench.verify._confidence import rule_confidence
 from sitbench.verify._router import DOMAIN_CUES
 from sitbench.verify._text import Clause, SliceSearch, clauses, clean
 
@@ -492,6 +497,9 @@ class _EnvelopeFacts:
     """Equivalence classes of the knowledge the question asks about."""
     short_names: tuple[tuple[Proposition, re.Pattern[str]], ...] = ()
     """Organisations the question names, each with the first word of its name ("Emberton")."""
+    open_question: bool = False
+    """The question asks for a description or a view ("What was it like…?", "Tell me about…", "Where do you
+    stand on…?"): its answer may say in its own words what no surface form names (a confidence signal only)."""
 
 
 _TYPO_TOKEN = re.compile(r"(?<![\w'’-])[A-Za-z]{5,}(?![\w'’-])")
@@ -909,7 +917,8 @@ def _envelope_facts(envelope: Envelope, vocabulary: Vocabulary) -> _EnvelopeFact
                                 asked_changes=tuple(p for p in vocabulary.universe if p.prop_id in q_props
                                                     and p.predicate is Predicate.STANCE_CHANGE)
                                 if _CHANGE_OF_MIND.search(questions) or re.search(r"\bchang", questions, _I) else (),
-                                short_names=_asked_short_names(mentioned))
+                                short_names=_asked_short_names(mentioned),
+                                open_question=bool(_OPEN_QUESTION.search(questions)))
         if len(vocabulary._envelope_cache) > 4096:
             vocabulary._envelope_cache.clear()
         vocabulary._envelope_cache[key] = cached
@@ -1091,7 +1100,10 @@ def _mask(response: str, envelope: Envelope, vocabulary: Vocabulary,
     text, corrected = _correct_typos(clean(str(response)), vocabulary._typos)
     if corrected:
         signals.add("typo_corrected")
-    text, tagged = _untag_questions(_mask_quotes(text))
+    quoted = _mask_quotes(text)
+    if quoted != text:
+        signals.add("reported_speech")  # a quotation is someone's words, masked: what it said is not read
+    text, tagged = _untag_questions(quoted)
     if tagged:
         signals.add("tag_question")
     text, echoed = _mask_echo(text, envelope)
@@ -1511,6 +1523,7 @@ def _read_clause(r: _Reading, clause: Clause) -> _Frame:
     _resolve_references(r, f)
     if not (_record(r, f) or _replies(r, f) or _mood(r, f)):
         _claims(r, f)
+    _clause_signals(r, f)
     return f
 
 
@@ -1637,6 +1650,7 @@ def _observation(r: _Reading) -> Observation:
         r.signals.add("incidental_claims_only")
     if r.engaged and (answers or r.general_answer or any(u.polarity and u.slot for u in r.unmapped)):
         acts.add(Act.ANSWER)
+    _answer_signals(r)
     uncertainty = (UncertaintyLevel.NOT_KNOWING if r.not_knowing
                    else UncertaintyLevel.HEDGED if r.hedged else UncertaintyLevel.NONE)
     order = vocabulary._order
@@ -1644,7 +1658,7 @@ def _observation(r: _Reading) -> Observation:
     act_order = list(Act)
     ordered_claims = sorted(claims.values(), key=lambda c: (c.span[0], c.prop_id, not c.polarity))
     return Observation(
-        confidence=_confidence(r.signals),
+        confidence=rule_confidence(r.signals),
         acts=sorted(acts, key=act_order.index),
         claims=ordered_claims,
         unmapped=r.unmapped,
@@ -2178,15 +2192,68 @@ def _answers(prop: Proposition, env: _EnvelopeFacts) -> bool:
     return prop.domain in env.question_domains
 
 
-def _confidence(signals: set[str]) -> Confidence:
-    """LOW when the reading rests on a doubtful cue, MEDIUM when it is indirect, else HIGH."""
-    low = {"conflicting_polarity", "echo_masked", "assistant_voice", "premise_not_engaged", "record_dump",
-           "repetition"}
-    medium = {"premise_adopted", "question_frame", "implicit_subject", "tag_question", "self_correction",
-              "premise_no_personal_clause", "typo_corrected"}
-    level = (ConfidenceLevel.LOW if signals & low else ConfidenceLevel.MEDIUM if signals & medium
-             else ConfidenceLevel.HIGH)
-    return Confidence(level=level, signals=sorted(signals))
+#: A question that asks for a description or a view rather than a value.
+_OPEN_QUESTION = _words(r"what kinds? of", r"what sort of", r"tell me (?:about|more)", r"what (?:was|is|'s) it like",
+                        r"what was the \w+ like", r"what did (?:it|that|the job|your \w+) involve", r"walk me through",
+                        r"describe", r"what do you make of", r"where do you stand", r"what(?:'s| is) your (?:view|take)",
+                        r"how do you feel about", r"what do you think (?:of|about)", r"what stays with you",
+                        r"what do you miss", r"what did you (?:enjoy|miss|love)", r"how (?:was|is) (?:it|the)")
+#: Someone else's words: what they said, told, insisted, explained or assumed.
+_REPORTED_SPEECH = _words(r"said", r"says", r"told", r"tells", r"insisted", r"insists", r"explained", r"assumes?",
+                          r"assumed", r"reckons?", r"reckoned", r"claims?", r"claimed", r"swears", r"swore")
+#: Conditionals and counterfactuals besides the hypothetical frames ("unless…", "I'd have told you…").
+_COUNTERFACTUAL = _words(r"unless", r"would have", r"would've", r"i'd have", r"we'd have", r"could have",
+                         r"might have")
+#: A third person in the answer: a relative, friend or colleague, a third-person pronoun, people in general.
+_OTHER_PERSON = _words(r"(?:my|our|his|her|their) (?:\w+ )?(?:sisters?|brothers?|mum|mom|mother|dad|father|parents?|"
+                       r"wife|husband|partner|friends?|colleagues?|manager|boss|nieces?|nephews?|cousins?|kids?|"
+                       r"children|sons?|daughters?|neighbou?rs?|teachers?|mentor|aunt|uncle|gran|grandmother|"
+                       r"grandfather|flatmate|roommate)",
+                       r"he", r"she", r"his", r"her", r"him", r"they", r"their", r"people", r"everyone",
+                       r"someone", r"somebody")
+#: Content words per claim read above which an answer says much more than its reading holds.
+_SPARSE_WORDS_PER_CLAIM = 15
+
+
+def _clause_signals(r: _Reading, f: _Frame) -> None:
+    """Confidence signals of one clause: a negator whose scope had to be settled, two of them."""
+    if not _NEGATOR.search(f.core) and not _ABANDON.search(f.core):
+        return
+    negators = _count_negators(f.core)
+    if negators:
+        r.signals.add("negation")
+    if negators >= 2:
+        r.signals.add("double_negation")
+
+
+def _answer_signals(r: _Reading) -> None:
+    """Confidence signals of the whole answer, once its acts and claims are read (none changes a reading)."""
+    text, signals, acts, claims = r.text, r.signals, r.acts, r.claims
+    if text.strip() and not acts:
+        signals.add("no_act")  # words were left to read, and no act was found in them
+    if r.env.open_question and not any(prop_id in r.env.question_props for prop_id, _ in claims):
+        # Asked for a description, and no value read is one the question names (or a slot-mate of one): nothing
+        # read answers it, or it is answered only through its domain ("What kind of engineering…?" — "Robotics").
+        answered = any(_answers(r.vocabulary.by_id[prop_id], r.env) for prop_id, _ in claims)
+        signals.add("open_question_by_domain" if answered else "open_question_unmapped")
+    if len(claims) >= 3:
+        signals.add("several_claims")
+    if Act.ANSWER in acts and Act.ABSTAIN in acts:
+        signals.add("answer_and_abstain")
+    if r.hedged:
+        signals.add("hedge")
+    if any(f.clause.question for f in r.facts):
+        signals.add("asks_back")
+    if _REPORTED_SPEECH.search(text):
+        signals.add("reported_speech")
+    if _HYPOTHETICAL.search(text) or _COUNTERFACTUAL.search(text):
+        signals.add("conditional")
+    if _OTHER_PERSON.search(text):
+        signals.add("other_person")
+    needed = _SPARSE_WORDS_PER_CLAIM * (1 + len(claims))
+    # A content word takes at least four characters with its separator: count them only when there is room.
+    if (len(text) + 1) // 4 >= needed and len(_content_words(text)) >= needed:
+        signals.add("sparse_reading")
 
 
 def _unmapped_values(body: str, span: tuple[int, int], env: _EnvelopeFacts, vocabulary: Vocabulary,

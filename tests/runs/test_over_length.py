@@ -83,7 +83,7 @@ def test_judge_never_reads_an_over_cap_answer_on_a_prefix(pilot: Path, tmp_path:
     batch = tmp_path / "batch.jsonl"
     batch.write_text(json.dumps({"probe": "PR-01", "response": padded}) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert main(["judge", str(pilot), "--batch", str(batch)]) == 0
+    assert main(["judge", str(pilot), "--batch", str(batch), "--json"]) == 0
     line = json.loads(capsys.readouterr().out)
     assert line["valid"] is False and list(line["checks"]) == [LENGTH_CHECK]
 

@@ -182,11 +182,11 @@ def test_judge_and_rescore_leave_unread_responses_unscored_and_resume_finishes(
     assert err.startswith("error: extractor unavailable") and len(err.splitlines()) == 1
     batch = tmp_path / "batch.jsonl"
     batch.write_text('{"probe": "PR-01", "response": "No."}\n{"probe": "PR-02", "response": "Yes."}\n')
-    assert main(["judge", str(pilot), "--batch", str(batch), "--extractor", "flaky"]) == EXIT_INCOMPLETE
+    assert main(["judge", str(pilot), "--batch", str(batch), "--extractor", "flaky", "--json"]) == EXIT_INCOMPLETE
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [line["valid"] for line in lines] == [None, None] and all(line["unscored"] for line in lines)
-    assert "2 of 2 responses unscored" in captured.err
+    assert captured.err.startswith("2 judged: 0 valid, 0 invalid, 2 unscored;")
 
     out = tmp_path / "rescored"
     assert main(["rescore", str(run), "--out", str(out), "--extractor", "flaky"]) == EXIT_INCOMPLETE

@@ -65,12 +65,12 @@ def test_batch_lines_equal_single_judge_json(pilot_dir: Path, tmp_path: Path,
              ("PR-13", "I'd rather keep my plans to myself."), ("PR-01", "")]
     batch = tmp_path / "batch.jsonl"
     batch.write_text("".join(json.dumps({"probe": p, "response": r}) + "\n" for p, r in items) + "\n")
-    assert main(["judge", str(pilot_dir), "--batch", str(batch)]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(items)
+    assert main(["judge", str(pilot_dir), "--batch", str(batch), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line.pop("line") for line in lines] == [1, 2, 3, 4]
     for (probe, response), line in zip(items, lines, strict=True):
         assert main(["judge", str(pilot_dir), "--probe", probe, "--response", response, "--json"]) == 0
-        assert json.loads(line) == json.loads(capsys.readouterr().out)
+        assert line == json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(("content", "message"), [

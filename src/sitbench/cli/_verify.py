@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
+from sitbench.cli._judge import (
+    BATCH_FORMAT_HELP,
+    BatchItem,
+    JudgedOut,
+    Tally,
+    format_line,
+    judged_out,
+    read_batch,
+    readers_text,
+    unscored_out,
+)
 from sitbench.errors import InputError
-from sitbench.stores import read_text, reject_unpaired_surrogate
 
 if TYPE_CHECKING:
-    from sitbench.schema import Observation, Verdict
-    from sitbench.verify import Judge, Judgement
+    from sitbench.schema import Observation
+    from sitbench.verify import Judge
 
 _DATASET = click.argument("dataset", type=click.Path(path_type=Path))
 _PROBE = click.option("--probe", "probe_id", default=None, help="Probe id, e.g. PR-01 (see hidden/probes.jsonl).")
@@ -24,8 +33,9 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,
                           help="Stage-1 reader: rules (offline default), llm:MODEL (gold-blind LLM extractor, "
                                "e.g. llm:openai/gpt-4o-mini, llm:local/smollm2; SITBENCH_EXTRACTOR_BASE_URL and "
-                               "SITBENCH_EXTRACTOR_API_KEY_ENV set its base_url and api_key_env) or a registered "
-                               "extractor.")
+                               "SITBENCH_EXTRACTOR_API_KEY_ENV set its base_url and api_key_env), a registered "
+                               "extractor, or two of them joined by + (FIRST+SECOND, e.g. rules+llm:MODEL: "
+                               "two readers, the first's verdict the primary one).")
 
 
 def _read(response: str) -> str:
@@ -42,53 +52,6 @@ def _load(dataset: Path, extractor_spec: str) -> Judge:
     from sitbench.verify import get_extractor, load_judge
 
     return load_judge(dataset, extractor=get_extractor(extractor_spec))
-
-
-def verdict_payload(result: Judgement) -> dict[str, Any]:
-    """Exactly what ``judge --json`` prints for one judgement (also one line of ``--batch`` output)."""
-
-    def dump(v: Verdict) -> dict[str, Any]:
-        return {"valid": v.valid, "checks": {k: c.model_dump() for k, c in v.checks.items()}}
-
-    return dump(result.verdict) | {"partner": dump(result.partner) if result.partner else None,
-                                   "observation": result.observation.model_dump(mode="json")}
-
-
-def read_batch(path: str, known_probes: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(probe, response)`` pairs of a batch file (``-`` = stdin), every line checked before any is judged.
-
-    Raises:
-        InputError: naming the file, the line and the field that is wrong.
-    """
-    name = "<stdin>" if path == "-" else path
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        text = read_text(Path(path), hint="check the path given to --batch")
-    items = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name}:{number}: not JSON ({exc.msg}); each line must be "
-                             '{"probe": ID, "response": TEXT}') from None
-        reject_unpaired_surrogate(line, name, number)
-        if not isinstance(raw, dict):
-            raise InputError(f"{name}:{number}: expected a JSON object with fields probe and response")
-        probe, response = raw.get("probe"), raw.get("response")
-        if not isinstance(probe, str):
-            raise InputError(f"{name}:{number}: field 'probe' must be a probe id string")
-        if not isinstance(response, str):
-            raise InputError(f"{name}:{number}: field 'response' must be a string")
-        if probe not in known_probes:
-            raise InputError(f"{name}:{number}: probe {probe!r} is not in the dataset's hidden/probes.jsonl")
-        items.append((probe, response))
-    if not items:
-        raise InputError(f"{name}: no responses to judge (the input is empty or blank); give one line per response, "
-                         '{"probe": ID, "response": TEXT}')
-    return items
 
 
 @click.command()
@@ -153,53 +116,64 @@ def _print_observation(observation: Observation) -> None:
                + (f" ({', '.join(observation.confidence.signals)})" if observation.confidence.signals else ""))
 
 
-def _judge_batch(loaded: Judge, items: list[tuple[str, str]]) -> None:
-    """One JSON line per item; an unread response gets an ``unscored`` line and the batch ends with exit 4."""
+def _judge_batch(loaded: Judge, items: list[BatchItem], as_json: bool) -> None:
+    """One line per item (:func:`format_line`, or JSON), then the summary on stderr; exit 4 when some response
+    could not be read."""
     from sitbench.errors import EXIT_INCOMPLETE, ReadingUnavailable
+    from sitbench.verify import ReaderPair
 
-    unread = 0
-    for pid, text in items:
+    tally = Tally(two_readers=isinstance(loaded.extractor, ReaderPair))
+    for item in items:
         try:
-            payload = verdict_payload(loaded.judge(pid, text))
+            out = judged_out(loaded.judge(item.probe, item.response), item.line)
         except ReadingUnavailable as exc:
-            unread += 1
-            payload = {"valid": None, "checks": {}, "partner": None, "observation": None, "unscored": str(exc)}
-        click.echo(json.dumps(payload, ensure_ascii=False))
-    if unread:
-        click.echo(f"error: {unread} of {len(items)} responses unscored (the extractor could not read them; their "
-                   "lines say why): no verdict, never a failure; run the same command again to finish "
-                   f"(exit code {EXIT_INCOMPLETE})", err=True)
+            out = unscored_out(item.probe, item.line, str(exc))
+        tally.add(out)
+        click.echo(out.model_dump_json() if as_json else format_line(out))
+    click.echo(tally.summary(), err=True)
+    if tally.unscored:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
-@click.command()
+_JUDGE_HELP = f"""Stage 1 + 2: extract once, score against the hidden contract (seven checks).
+
+For theorem-qualified probes the same extraction is also scored against the
+partner lineage's contract, giving (v_T, v_P). With two readers
+(--extractor FIRST+SECOND, e.g. rules+llm:MODEL) every response is read by
+both: the verdict is the first's, marked agreed or contested (the checks the
+readers differ on and the second reader's verdict); --json carries both.
+
+With --batch, every line is checked first: each bad line is named (file:line
+and the field), then the command exits 2 and judges nothing. Then every
+response is judged in order; this is how answers produced by another harness
+are scored.
+
+{BATCH_FORMAT_HELP}
+
+Exit codes: 0 judged; 2 bad input; 4 the extractor could not read a response
+(an llm: extractor whose model did not answer): it has no verdict, which is
+never a failure; run the command again to finish (what was read is cached).
+
+\b
+Examples:
+  sitbench judge data/pilot --probe PR-01 --response "I've never been to Kyoto." --json
+  sitbench judge data/pilot --batch answers.jsonl
+  sitbench judge data/pilot --batch answers.jsonl --extractor rules+llm:openai/gpt-4o-mini
+"""
+
+
+@click.command(help=_JUDGE_HELP)
 @_DATASET
 @_PROBE
 @_RESPONSE
 @_JSON
 @_EXTRACTOR
 @click.option("--batch", "batch", default=None,
-              help='JSONL file (or - for stdin) of {"probe": ID, "response": TEXT} lines; writes one JSON '
-                   "verdict per line, in order, with exactly the fields of judge --json (a response the "
-                   'extractor could not read gets {"valid": null, "unscored": REASON, …} and exit code 4).')
+              help='JSONL file (or - for stdin) of {"probe": ID, "response": TEXT} lines; one verdict line per '
+                   "line (format above; with --json, one JSON object per line).")
 def judge(dataset: Path, probe_id: str | None, response: str | None, as_json: bool, extractor_spec: str,
           batch: str | None) -> None:
-    """Stage 1 + 2: extract once, score against the hidden contract (seven checks).
-
-    For theorem-qualified probes the same extraction is also scored against the
-    partner lineage's contract, giving (v_T, v_P). With --batch, every line is checked
-    first (file:line errors, nothing judged), then judged in order; this is how
-    answers produced by another harness are scored.
-
-    Exit codes: 0 judged; 2 bad input; 4 the extractor could not read a response
-    (an llm: extractor whose model did not answer): it has no verdict, which is
-    never a failure; run the command again to finish (what was read is cached).
-
-    \b
-    Examples:
-      sitbench judge data/pilot --probe PR-01 --response "I've never been to Kyoto." --json
-      sitbench judge data/pilot --batch answers.jsonl
-    """
+    """``sitbench judge`` (its help is :data:`_JUDGE_HELP`)."""
     from sitbench.verify import close_extractor
 
     loaded = _load(dataset, extractor_spec)
@@ -214,18 +188,27 @@ def _judge_command(loaded: Judge, probe_id: str | None, response: str | None, as
     if batch is not None:
         if probe_id is not None or response is not None:
             raise InputError("--batch: give either --batch or --probe/--response, not both")
-        _judge_batch(loaded, read_batch(batch, loaded.hidden.probes))
+        _judge_batch(loaded, read_batch(batch, loaded.hidden.probes), as_json)
         return
     probe_id, text = _single(probe_id, response)
-    result = loaded.judge(probe_id, text)
+    out = judged_out(loaded.judge(probe_id, text))
     if as_json:
-        click.echo(json.dumps(verdict_payload(result), indent=2, ensure_ascii=False))
+        click.echo(out.model_dump_json(indent=2, exclude={"line"}))
         return
-    click.echo(f"{probe_id}: {'VALID' if result.verdict.valid else 'INVALID'}")
-    for name, check in result.verdict.checks.items():
+    _print_judged(out)
+
+
+def _print_judged(out: JudgedOut) -> None:
+    """``judge``'s text output: the verdict, each check, the partner verdict, the readers, the confidence."""
+    click.echo(f"{out.probe}: {'VALID' if out.valid else 'INVALID'}")
+    for name, check in out.checks.items():
         click.echo(f"  {name:<12} {'ok' if check.passed else 'FAIL ' + check.reason}")
-    if result.partner is not None:
-        click.echo(f"partner contract: {'VALID' if result.partner.valid else 'INVALID'}")
-    if result.observation.confidence.level.value != "high":
-        click.echo(f"confidence: {result.observation.confidence.level.value} "
-                   f"({', '.join(result.observation.confidence.signals)})")
+    if out.partner is not None:
+        click.echo(f"partner contract: {'VALID' if out.partner.valid else 'INVALID'}")
+    readers = readers_text(out)
+    if readers is not None and out.second is not None:
+        click.echo(f"readers: {readers}")
+        click.echo(f"second reader: {out.second.extractor}")
+    confidence = out.observation.confidence if out.observation is not None else None
+    if confidence is not None and confidence.level.value != "high":
+        click.echo(f"confidence: {confidence.level.value} ({', '.join(confidence.signals)})")

@@ -44,7 +44,16 @@ from sitbench.integrations.inspect_ai._metrics import (
     macro_sit,
 )
 from sitbench.integrations.inspect_ai._model import offline_mockllm
-from sitbench.runs import TrialRecord, dataset_fields, parse_configs, run_trial, score_trials, session_prompt, trial_ids
+from sitbench.runs import (
+    ScoreRecord,
+    TrialRecord,
+    dataset_fields,
+    parse_configs,
+    run_trial,
+    score_trials,
+    session_prompt,
+    trial_ids,
+)
 from sitbench.verify import verifier_label
 
 TASK_VERSION = 1
@@ -151,14 +160,29 @@ def sit_schedule(dataset: str, handler: str = "native") -> Solver:
     return solve
 
 
-def _explanation(record: Any, trial: TrialRecord) -> str:
+def _explanation(record: ScoreRecord, trial: TrialRecord) -> str:
+    if record.status == "unscored":
+        return f"unscored ({record.unscored_reason}): the verifier could not read the answer; never a failure"
     if record.status != "completed" or record.verdict is None:
         return f"dropped ({trial.drop_reason or 'no response'}): attempted, not scored"
     failed = [f"{name}: {check.reason}" for name, check in record.verdict.checks.items() if not check.passed]
     text = "SValid" if record.verdict.valid else "not SValid; " + "; ".join(failed)
     if record.partner is not None:
         text += f" | partner contract {'valid' if record.partner.valid else 'invalid'}"
-    return text
+    return text + _readers(record)
+
+
+def _readers(record: ScoreRecord) -> str:
+    """`` | readers agreed`` or `` | readers contested on CHECKS; second reader …`` (two readers only)."""
+    second = record.second
+    if record.agreement is None or second is None:
+        return ""
+    if record.agreement == "agreed":
+        return " | readers agreed"
+    verdict = f"second reader {second.extractor}: {'valid' if second.verdict.valid else 'invalid'}"
+    if second.partner is not None:
+        verdict += f", partner {'valid' if second.partner.valid else 'invalid'}"
+    return f" | readers contested on {', '.join(record.contested_checks)}; {verdict}"
 
 
 @scorer(metrics=[category_validity(), macro_sit(), laa(), leak_rates()])
@@ -166,9 +190,15 @@ def sit_verifier(dataset: str, extractor: str = "rules") -> Any:
     """sitbench's verifier on the trial's scored turn: one extraction, the target contract and, for
     theorem-qualified probes, the partner contract.
 
-    The value is ``C`` (SValid), ``I`` (not) or ``N`` (a dropped trial, which metrics count as
-    attempted, never as a failure). The metadata is the trial's ``scores.jsonl`` record: observation,
-    the seven checks with reasons, the partner verdict, FMR/TL/UEL flags and the labels metrics need.
+    The value is ``C`` (SValid), ``I`` (not) or ``N`` (a dropped trial, or one the extractor could not
+    read: metrics count it as attempted, never as a failure). The metadata is the trial's ``scores.jsonl``
+    record: observation, the seven checks with reasons, the partner verdict, FMR/TL/UEL flags and the
+    labels metrics need.
+
+    With two readers (``extractor="FIRST+SECOND"``) the value stays the first reader's verdict; the
+    metadata adds ``agreement`` (agreed or contested), ``contested_checks`` and ``second`` (the second
+    reader's observation and verdicts). When either reader cannot read the answer, the trial is unscored
+    (``N``, status ``unscored`` with the reason), as with one reader that cannot.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -211,7 +241,9 @@ def sit(dataset: str | None = None, suite: str | None = None, seed: int | None =
         config: ``all`` (A–I) or a comma list such as ``D`` or ``B,C,I`` (also ``G_budget``); Inspect's
             command line passes ``-T config=B,C,I`` as a list, which is the same.
         handler: evidence handler for D–H, ``native`` or ``perfect`` (oracle-selected records).
-        extractor: stage-1 reader of the verifier: ``rules`` (offline) or ``llm:MODEL``.
+        extractor: stage-1 reader of the verifier: ``rules`` (offline), ``llm:MODEL``, or two readers
+            ``FIRST+SECOND`` (e.g. ``rules+llm:MODEL``: the score is the first's verdict, its metadata says
+            whether the second agreed).
     """
     offline_mockllm()
     if handler not in ("native", "perfect"):

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from sitbench.cli import main
+from sitbench.data import demo_readings
 from sitbench.errors import EXIT_INCOMPLETE, ReadingUnavailable
 from sitbench.schema import Envelope, Observation
 from sitbench.verify import EXTRACTORS, LENGTH_CHECK, Vocabulary, get_extractor, load_judge
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLAY = f"llm:replay/{ROOT / 'tests' / 'verify' / 'corpus' / 'blind' / 'demo-sitbench-llm-3.jsonl'}"
+REPLAY = f"llm:replay/{demo_readings()}"
 
 # The grammar `judge --help` states, written out here independently of the code that prints it.
 _MARK = r"(?:VALID|INVALID)"

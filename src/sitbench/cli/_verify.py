@@ -112,7 +112,9 @@ def _print_observation(observation: Observation) -> None:
     for u in observation.unmapped:
         click.echo(f"unmapped: {u.slot or 'unresolved'}={u.value or '-'} {'+' if u.polarity else '-'}: {u.text[:80]}")
     click.echo(f"uncertainty: {observation.uncertainty.value}")
+    score = observation.confidence.score
     click.echo(f"confidence: {observation.confidence.level.value}"
+               + (f" {score:.2f}" if score is not None else "")
                + (f" ({', '.join(observation.confidence.signals)})" if observation.confidence.signals else ""))
 
 

@@ -106,6 +106,17 @@ RULES_VERSION = "sitbench-rules/3.0"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
 
 _I = re.IGNORECASE
+# Hot patterns, compiled once (a module-level re.* call looks its pattern up in re's cache each time).
+_NON_WORD_RUN = re.compile(r"[^\w]+")
+_RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to)\s*$")
+_TENTATIVE_LEAD = re.compile(r"^\W*(?:maybe|perhaps|probably|possibly)\b", _I)
+_WORD_TOKEN = re.compile(r"[\w']+")
+_NOT_WORD_OR_SPACE = re.compile(r"[^\w ]")
+_LETTER_RUN = re.compile(r"[A-Za-z]+")
+_LOWER_WORD = re.compile(r"[a-z][a-z'-]+")
+_FIRST_PERSON_WORD = re.compile(r"(?<![\w'])(?:i|i'm|i've|my|we)(?![\w'])", _I)
+_LIST_MARKER = re.compile(r"^\W*(?:\d+[.)]\s*)?")
+_LOWER_TOKEN = re.compile(r"[a-z']+")
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -473,7 +484,7 @@ def _short_names(universe: Sequence[Proposition], forms: set[str]) -> list[tuple
 
 
 def _value_words(text: str) -> frozenset[str]:
-    return frozenset(w for w in re.split(r"[^\w]+", text.lower()) if w)
+    return frozenset(w for w in _NON_WORD_RUN.split(text.lower()) if w)
 
 
 @dataclass
@@ -514,7 +525,7 @@ _DATE = re.compile(r"(?<![\w'])(?:(?P<month>" + "|".join(_MONTHS) + r")\s+(?:of\
 def _stated_date(clause: str) -> str | None:
     """The one calendar date a clause gives (``YYYY`` or ``YYYY-MM``), or None when it gives none or several."""
     found = list(_DATE.finditer(clause))
-    if len(found) != 1 or re.search(r"\d\s*(?:-|–|to)\s*$", clause[:found[0].start()]):
+    if len(found) != 1 or _RANGE_BEFORE.search(clause[:found[0].start()]):
         return None
     month = found[0].group("month")
     year = found[0].group("year")
@@ -1377,7 +1388,7 @@ def _mood(r: _Reading, f: _Frame) -> bool:
     names nothing, hearsay, a narration about someone else; True when the clause asserts nothing more."""
     core, body, clause, mentioned, span = f.core, f.body, f.clause, f.mentioned, f.span
     record: _ClauseFacts = f.record  # type: ignore[assignment]
-    tentative = clause.question and bool(re.match(r"^\W*(?:maybe|perhaps|probably|possibly)\b", f.stripped, _I))
+    tentative = clause.question and bool(_TENTATIVE_LEAD.match(f.stripped))
     if (clause.question and not tentative) or _HYPOTHETICAL.search(core):
         record.irrealis = not clause.question
         return True
@@ -1393,7 +1404,7 @@ def _mood(r: _Reading, f: _Frame) -> bool:
         _negate(r, _antecedents(r), record, span)
         return True
     if f.own_first_person and not mentioned and _count_negators(core) % 2 == 1 and \
-            set(re.findall(r"[\w']+", core.lower())) <= _ELLIPSIS_WORDS:
+            set(_WORD_TOKEN.findall(core.lower())) <= _ELLIPSIS_WORDS:
         _negate(r, _antecedents(r), record, span)  # VP ellipsis: "I never did", "I've never been"
         return True
     if not f.own_first_person and _HEARSAY.search(core):
@@ -1559,7 +1570,7 @@ def _adopt_premise(r: _Reading) -> None:
     # an assistant's off-topic chatter adopts nothing.
     content = [f for f in facts if f.asserting and f.answer_like and not f.clause.question
                and _content_words(f.clause.text)
-               and re.sub(r"[^\w ]", "", f.clause.text).strip().lower() not in r.narrated_names] if r.engaged else []
+               and _NOT_WORD_OR_SPACE.sub("", f.clause.text).strip().lower() not in r.narrated_names] if r.engaged else []
     if env.presupposed and not content:
         r.signals.add("premise_not_engaged" if not r.engaged else "premise_no_personal_clause")
     if not (content and env.presupposed):
@@ -1783,7 +1794,7 @@ def _wordlike(text: str) -> bool:
     from sitbench.configs import wordpiece_counter  # loaded only for the rare verbless opening
 
     counter = wordpiece_counter()
-    found = re.findall(r"[A-Za-z]+", text)
+    found = _LETTER_RUN.findall(text)
     # Names (capitalised words past the first) are not in a vocabulary; a fragment that is a name answers too.
     words = [w for i, w in enumerate(found) if len(w) >= 4 and (i == 0 or not w[:1].isupper())]
     names = [w for i, w in enumerate(found) if i > 0 and w[:1].isupper()]
@@ -2019,7 +2030,7 @@ def _on_topic(topic: frozenset[str], stems: set[str] | frozenset[str]) -> bool:
 
 
 def _content_words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z][a-z'-]+", text.lower()) if w not in _STOPWORDS and len(w) > 2]
+    return [w for w in _LOWER_WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2]
 
 
 def _untag_questions(text: str) -> tuple[str, bool]:
@@ -2063,7 +2074,7 @@ def _mask_echo(text: str, envelope: Envelope) -> tuple[str, bool]:
         words = [_stem(w) for w in _content_words(m.group(0))]
         if (len(words) >= 3 or (words and len(m.group(0).split()) >= 4)) and all(w in asked for w in words) \
                 and not _ANSWER_PARTICLE.search(m.group(0)) and not _NEGATOR.search(m.group(0)) \
-                and not re.search(r"(?<![\w'])(?:i|i'm|i've|my|we)(?![\w'])", m.group(0), _I):
+                and not _FIRST_PERSON_WORD.search(m.group(0)):
             out[m.start():m.end()] = " " * (m.end() - m.start())
             echoed = True
     return "".join(out), echoed
@@ -2101,14 +2112,14 @@ def _repetitive(text: str) -> bool:
     """A degenerate loop: a short phrase repeated until the text is mostly that phrase, or one line of three
     words or more repeated three times or more."""
     # Lines compared without their list markers ("1. …", "2. …", "- …").
-    lines = Counter(re.sub(r"^\W*(?:\d+[.)]\s*)?", "", line).strip().lower() for line in text.splitlines()
+    lines = Counter(_LIST_MARKER.sub("", line).strip().lower() for line in text.splitlines()
                     if len(line.split()) >= 3)
     if lines and lines.most_common(1)[0][1] >= 3:
         return True
     tokens = Counter(text.lower().split())
     if tokens and tokens.most_common(1)[0][1] >= max(10, sum(tokens.values()) // 2):
         return True  # "A: A: A: A: …"
-    words = re.findall(r"[a-z']+", text.lower())
+    words = _LOWER_TOKEN.findall(text.lower())
     if len(words) < 16:
         return False
     for n in (1, 2, 3, 4):

@@ -11,38 +11,20 @@ from typing import Any
 
 import pytest
 
+from readers_support import Blank, Down
+
 pytest.importorskip("inspect_ai", reason='needs Inspect: pip install -e ".[inspect]" (or ".[dev]")')
 
 from inspect_ai.log import EvalLog
 from inspect_support import run_sit, score_records_of
 
 from sitbench.cli import main
-from sitbench.errors import ReadingUnavailable
-from sitbench.schema import Envelope, Observation
-from sitbench.verify import EXTRACTORS, Vocabulary
+from sitbench.verify import EXTRACTORS
 
 CONFIG = "C"
 MODEL = "sitbench/mock/oracle"
 
 
-class Blank:
-    """Reads nothing in any response, so every answer the rules find valid is contested."""
-
-    id = "blank"
-    version = "1"
-
-    def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-        return Observation(acts=[], engaged=True, extractor=self.id, verifier_version=self.version)
-
-
-class Down:
-    """Never reads: every call fails as a model that does not answer does."""
-
-    id = "down"
-    version = "1"
-
-    def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-        raise ReadingUnavailable("extractor unavailable: down (llm_call_failed): no answer")
 
 
 @pytest.fixture(scope="module", autouse=True)

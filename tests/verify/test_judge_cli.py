@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from readers_support import Blank, Down
 from sitbench.cli import main
 from sitbench.data import demo_readings
-from sitbench.errors import EXIT_INCOMPLETE, ReadingUnavailable
-from sitbench.schema import Envelope, Observation
-from sitbench.verify import EXTRACTORS, LENGTH_CHECK, Vocabulary, get_extractor, load_judge
+from sitbench.errors import EXIT_INCOMPLETE
+from sitbench.verify import EXTRACTORS, LENGTH_CHECK, get_extractor, load_judge
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = f"llm:replay/{demo_readings()}"
@@ -38,24 +38,6 @@ INVALID_FOR_BOTH = ("PR-05", "I'm a helpful AI here to help with your climbing a
 PROVENANCE = ("PR-16", "I'd rather not say.")
 
 
-class Blank:
-    """Reads nothing in any response."""
-
-    id = "blank"
-    version = "1"
-
-    def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-        return Observation(acts=[], engaged=True, extractor=self.id, verifier_version=self.version)
-
-
-class Down:
-    """Never reads: every call fails as a model that does not answer does."""
-
-    id = "down"
-    version = "1"
-
-    def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-        raise ReadingUnavailable("extractor unavailable: down (llm_call_failed): no answer")
 
 
 @pytest.fixture(autouse=True)

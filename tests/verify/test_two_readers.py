@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from readers_support import Blank
 from sitbench.cli import main
 from sitbench.data import demo_readings
 from sitbench.errors import InputError, ReadingUnavailable
@@ -32,15 +33,6 @@ from sitbench.verify import (
 DEMO_READINGS = demo_readings()
 REPLAY = f"llm:replay/{DEMO_READINGS}"
 
-
-class Blank:
-    """Reads nothing in any response: no act, no claim."""
-
-    id = "blank"
-    version = "1"
-
-    def extract(self, response: str, envelope: Envelope, vocabulary: Vocabulary) -> Observation:
-        return Observation(acts=[], engaged=True, extractor=self.id, verifier_version=self.version)
 
 
 class Unreadable:

@@ -6,31 +6,16 @@ Needs Debian's ``chromium`` on PATH (``.ci/run`` installs it); skipped otherwise
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from _browser import chromium, needs_chromium
 
 from sitbench.report import write_comparison
 from sitbench.stats import CompareReport, compare_runs
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not on PATH (install Debian's package: apt-get install -y chromium)"
-)
-
-
-def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    command = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-        # /dev/shm is small in containers; Chromium then stalls instead of failing.
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={tmp / 'chromium-profile'}", *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=420, check=True)
+pytestmark = needs_chromium
 
 
 class _Page(HTMLParser):
@@ -87,7 +72,7 @@ class _Page(HTMLParser):
 
 def _dump(tmp: Path, url: str) -> _Page:
     page = _Page()
-    page.feed(_chromium(tmp, "--virtual-time-budget=5000", "--dump-dom", url).stdout)
+    page.feed(chromium(tmp, "--virtual-time-budget=5000", "--dump-dom", url).stdout)
     return page
 
 
@@ -96,7 +81,7 @@ def report(demo_runs: Path) -> CompareReport:
     return compare_runs([demo_runs / "run-oracle", demo_runs / "run-collapse"], baseline="run-oracle:G", seed=5)
 
 
-def test_comparison_page_in_chromium(report: CompareReport, tmp_path: Path) -> None:
+def test_comparison_page_inchromium(report: CompareReport, tmp_path: Path) -> None:
     path = write_comparison(report, tmp_path / "compare" / "compare.html")
     page = _dump(tmp_path, path.as_uri())
     assert page.root.get("data-ready") == "1", "the page's script did not run"
@@ -115,7 +100,7 @@ def test_comparison_page_in_chromium(report: CompareReport, tmp_path: Path) -> N
     assert page.change_rows == changed > 0 and page.shown == str(changed)
 
     shot = tmp_path / "compare-page.png"
-    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", path.as_uri())
+    chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", path.as_uri())
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 

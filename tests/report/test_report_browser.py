@@ -6,35 +6,20 @@ Needs Debian's ``chromium`` on PATH (``.ci/run`` installs it); skipped otherwise
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from _browser import chromium, needs_chromium
 from _report_runs import raw_scores, small_run
 
 from sitbench.report import write_report
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not on PATH (install Debian's package: apt-get install -y chromium)"
-)
+pytestmark = needs_chromium
 RUNS = ("run-collapse", "run-oracle", "run-oracle-perfect")
 _BLOCKS = frozenset({"p", "div", "li", "ul", "td", "th", "tr", "table", "h2", "h3", "h4", "summary", "details", "dt",
                      "dd", "pre", "br", "aside", "label"})
 """Elements whose start and end separate words in a section's text."""
-
-
-def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    command = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-        # /dev/shm is small in containers; Chromium then stalls instead of failing.
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={tmp / 'chromium-profile'}", *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=420, check=True)
 
 
 class _Page(HTMLParser):
@@ -105,7 +90,7 @@ class _Page(HTMLParser):
 
 def _dump(tmp: Path, url: str) -> _Page:
     page = _Page()
-    page.feed(_chromium(tmp, "--virtual-time-budget=5000", "--dump-dom", url).stdout)
+    page.feed(chromium(tmp, "--virtual-time-budget=5000", "--dump-dom", url).stdout)
     return page
 
 
@@ -118,7 +103,7 @@ def _metrics(report: Path) -> dict:
     return json.loads((report.parent / "metrics.json").read_text(encoding="utf-8"))["runs"]
 
 
-def test_demo_report_in_chromium(demo_report: Path, tmp_path: Path) -> None:
+def test_demo_report_inchromium(demo_report: Path, tmp_path: Path) -> None:
     page = _dump(tmp_path, demo_report.as_uri())
     assert page.root.get("data-ready") == "1", "the report's script did not run"
     expected = {
@@ -142,7 +127,7 @@ def test_demo_report_in_chromium(demo_report: Path, tmp_path: Path) -> None:
     assert page.texts["shown"] == str(in_filter) and 0 < in_filter < len(failed)
 
     shot = tmp_path / "demo-report.png"
-    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", demo_report.as_uri())
+    chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", demo_report.as_uri())
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
@@ -156,7 +141,7 @@ def test_hostile_response_does_not_run_in_the_browser(tmp_path: Path) -> None:
     assert page.rows == 3 and page.texts["shown"] == "3"  # A:PR-04, B:PR-01, B:PR-03
 
 
-def test_contested_view_in_chromium(two_reader_report: Path, two_reader_run: Path, tmp_path: Path) -> None:
+def test_contested_view_inchromium(two_reader_report: Path, two_reader_run: Path, tmp_path: Path) -> None:
     records = raw_scores(two_reader_run)
     contested = [r for r in records if r.get("agreement") == "contested"]
     page = _dump(tmp_path, two_reader_report.as_uri())
@@ -174,13 +159,13 @@ def test_contested_view_in_chromium(two_reader_report: Path, two_reader_run: Pat
     assert page.texts["shown"] == str(sum(1 for r in contested if r["config"] == "B"))
 
     shot = tmp_path / "contested-view.png"
-    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,6000",
+    chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,6000",
               two_reader_report.as_uri() + "#agreement=contested")
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
-def test_agent_report_in_chromium(agent_report: Path, agent_run: Path, tmp_path: Path) -> None:
+def test_agent_report_inchromium(agent_report: Path, agent_run: Path, tmp_path: Path) -> None:
     page = _dump(tmp_path, agent_report.as_uri())
     assert page.root.get("data-ready") == "1", "the report's script did not run"
     text = " ".join(page.sections.values())
@@ -204,6 +189,6 @@ def test_agent_report_in_chromium(agent_report: Path, agent_run: Path, tmp_path:
     assert agents.count("agent's own answer time (ms)") == 2
 
     shot = tmp_path / "agent-report.png"
-    _chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", agent_report.as_uri())
+    chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,3000", agent_report.as_uri())
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000

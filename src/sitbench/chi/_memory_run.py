@@ -681,65 +681,58 @@ def _utc_now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_reports: dict[str, Any],
-             entry: dict[str, Any], budget: Budget | None, wall_s: float, *,
-             created_at: str | None = None) -> dict[str, Any]:
-    """Manifest, observations, ChiReport and the memory section from the trajectories.
-
-    The manifest's ``system`` block also carries the provenance of :class:`sitbench.runs.RunManifest`
-    under its names (``package_version``, ``git_commit``, ``created_at``, ``finished_at``).
-    """
-    from sitbench.chi._report import build_report
-
-    mechanism = entry.get("mechanism") or spec.mechanism or "persistent"
-    config_hash = _config_hash(spec, entry)
+def _trajectory_observation(k: int, tr: dict[str, Any], spec: RunSpec, entry: dict[str, Any], config_hash: str,
+                           budget: Budget | None, grid: list[int] | None) -> ChiObservation:
+    """One trajectory as a CHI observation: its M task scores, capacities, budgets, costs and state."""
     has_m8 = "m8" in spec.panels
-    grid = list(spec.grid) if has_m8 else None
-    observations: list[ChiObservation] = []
-    for k, tr in enumerate(trajectories):
-        tasks = []
-        for ps in tr["panels"].values():
-            tasks.append(TaskScore(test_id=ps["test_id"], axis="M", score=ps["score"],
-                                   correct=ps.get("correct"), total=ps.get("total"),
-                                   missing_reason=None if ps["score"] is not None else "undefined score"))
-        caps = axis_capacities(tasks, {"M": REGISTERED_TESTS})
-        memory = None
-        budgets: dict[str, float] = {}
-        if budget is not None:
-            budgets = {f"budget.{key}": float(v) for key, v in budget.to_json().items()
-                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        events = ticks = 0
-        totals: dict[str, float] = defaultdict(float)
-        for ars in tr["arms"].values():
-            for ar in ars:
-                events += ar.events
-                ticks += ar.ticks
-                for key, v in ar.costs_ingest.items():
-                    totals[f"ingest.{key}"] += v
-                for key, v in ar.costs_probe.items():
-                    totals[f"probe.{key}"] += v
-        for key, v in totals.items():
-            budgets[f"cost.{key}"] = float(max(v, 0.0))
-        if has_m8:
-            m8 = tr["panels"]["m8"]
-            mcosts: dict[str, float] = defaultdict(float)
-            for c in m8["costs_by_load"].values():
-                for key, v in c.items():
-                    mcosts[key] += float(v)
-            memory = MemoryCurveRecord(grid=grid or [], points=m8["points"], delay=float(m8["features"]["delay_ticks"]),
-                                       costs={key: max(v, 0.0) for key, v in sorted(mcosts.items())})
-        state = {"events": events, "ticks": ticks, "indexed_units": int(totals.get("ingest.stored_objects", 0)),
-                 "cloned_probes": all(ar.cloned for ars in tr["arms"].values() for ar in ars)}
-        state_hash = hashlib.sha256(json.dumps({key: round(v, 6) for key, v in sorted(totals.items())}).encode()).hexdigest()
-        history = hashlib.sha256("".join(sorted(tr["hashes"].values())).encode()).hexdigest()
-        observations.append(ChiObservation(
-            version=SPEC_VERSION, config_hash=config_hash, run=f"trajectory-{k:02d}",
-            agent=str(entry.get("label") or spec.agent), seed=tr["seed"], step=0, wall_time=round(tr["wall_s"], 6),
-            history_hash=history, state_hash=state_hash,
-            capacities={a: (caps[a].capacity if a == "M" else None) for a in AXES}, human_similarity=None, chi=None,
-            reference_kind="none", synthetic=False, budgets=budgets, tick=float(events + ticks), state=state,
-            memory=memory, task_results=tasks))
-    cloned = all(o.state["cloned_probes"] for o in observations)
+    tasks = []
+    for ps in tr["panels"].values():
+        tasks.append(TaskScore(test_id=ps["test_id"], axis="M", score=ps["score"],
+                               correct=ps.get("correct"), total=ps.get("total"),
+                               missing_reason=None if ps["score"] is not None else "undefined score"))
+    caps = axis_capacities(tasks, {"M": REGISTERED_TESTS})
+    memory = None
+    budgets: dict[str, float] = {}
+    if budget is not None:
+        budgets = {f"budget.{key}": float(v) for key, v in budget.to_json().items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    events = ticks = 0
+    totals: dict[str, float] = defaultdict(float)
+    for ars in tr["arms"].values():
+        for ar in ars:
+            events += ar.events
+            ticks += ar.ticks
+            for key, v in ar.costs_ingest.items():
+                totals[f"ingest.{key}"] += v
+            for key, v in ar.costs_probe.items():
+                totals[f"probe.{key}"] += v
+    for key, v in totals.items():
+        budgets[f"cost.{key}"] = float(max(v, 0.0))
+    if has_m8:
+        m8 = tr["panels"]["m8"]
+        mcosts: dict[str, float] = defaultdict(float)
+        for c in m8["costs_by_load"].values():
+            for key, v in c.items():
+                mcosts[key] += float(v)
+        memory = MemoryCurveRecord(grid=grid or [], points=m8["points"], delay=float(m8["features"]["delay_ticks"]),
+                                   costs={key: max(v, 0.0) for key, v in sorted(mcosts.items())})
+    state = {"events": events, "ticks": ticks, "indexed_units": int(totals.get("ingest.stored_objects", 0)),
+             "cloned_probes": all(ar.cloned for ars in tr["arms"].values() for ar in ars)}
+    state_hash = hashlib.sha256(json.dumps({key: round(v, 6) for key, v in sorted(totals.items())}).encode()).hexdigest()
+    history = hashlib.sha256("".join(sorted(tr["hashes"].values())).encode()).hexdigest()
+    return ChiObservation(
+        version=SPEC_VERSION, config_hash=config_hash, run=f"trajectory-{k:02d}",
+        agent=str(entry.get("label") or spec.agent), seed=tr["seed"], step=0, wall_time=round(tr["wall_s"], 6),
+        history_hash=history, state_hash=state_hash,
+        capacities={a: (caps[a].capacity if a == "M" else None) for a in AXES}, human_similarity=None, chi=None,
+        reference_kind="none", synthetic=False, budgets=budgets, tick=float(events + ticks), state=state,
+        memory=memory, task_results=tasks)
+
+
+def _controls_and_exclusions(spec: RunSpec, trajectories: list[dict[str, Any]], cloned: bool
+                            ) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+    """The manifest's controls and exclusions, and the replies in no accepted form."""
+    has_m8 = "m8" in spec.panels
     controls = [
         "no-persistence control: the stateless baseline is run on the same panel (sitbench chi memory run --agent stateless)",
         "pre-exposure check: a sample of each arm's probes asked on clones of the fresh agent before any history",
@@ -760,6 +753,27 @@ def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_report
         first = str(malformed[0]["reason"]).split("; accepted replies:")[0]
         exclusions.append(f"{len(malformed)} replies in no accepted reply form (accepted: {ACCEPTED_REPLY_FORMS}) "
                           f"were scored invalid; the first, probe {malformed[0]['probe_id']}: {first}")
+    return controls, exclusions, malformed
+
+
+def assemble(spec: RunSpec, trajectories: list[dict[str, Any]], generator_reports: dict[str, Any],
+             entry: dict[str, Any], budget: Budget | None, wall_s: float, *,
+             created_at: str | None = None) -> dict[str, Any]:
+    """Manifest, observations, ChiReport and the memory section from the trajectories.
+
+    The manifest's ``system`` block also carries the provenance of :class:`sitbench.runs.RunManifest`
+    under its names (``package_version``, ``git_commit``, ``created_at``, ``finished_at``).
+    """
+    from sitbench.chi._report import build_report
+
+    mechanism = entry.get("mechanism") or spec.mechanism or "persistent"
+    config_hash = _config_hash(spec, entry)
+    has_m8 = "m8" in spec.panels
+    grid = list(spec.grid) if has_m8 else None
+    observations = [_trajectory_observation(k, tr, spec, entry, config_hash, budget, grid)
+                    for k, tr in enumerate(trajectories)]
+    cloned = all(o.state["cloned_probes"] for o in observations)
+    controls, exclusions, malformed = _controls_and_exclusions(spec, trajectories, cloned)
     label = "machine baseline" if spec.agent in BASELINES else "user agent"
     manifest = ChiManifest(
         version=SPEC_VERSION,

@@ -30,6 +30,8 @@ IMPLIES = {
     "profile.occupation": ["work.field", "knowledge.topic"],
     # A degree carries its discipline, for knowledge and for the field of work.
     "profile.education": ["knowledge.topic", "work.field"],
+    # A hobby the profile lists is a skill the identity practises, and knowledge of it.
+    "profile.hobbies": ["skill.*", "knowledge.topic"],
 }
 
 # ----------------------------------------------------------------------------------------------- places
@@ -136,7 +138,7 @@ OCCUPATIONS: dict[str, tuple[str, list[str], list[str]]] = {
     "software engineer": ("software engineering", [
         "software engineer", "software developer", "developer", "programmer", "coder", "engineer", "programming",
         "coding", "software", "software development", "writing code", "systems", "labs", "digital", "tech",
-        "computer science student"], ["computer science"]),
+        "computer science student"], ["computer science", "engineering"]),
     "civil engineer": ("civil engineering", [
         "civil engineer", "structural engineer", "site engineer", "chartered civil engineer", "chartered engineer",
         "engineer", "infrastructure", "consulting", "consultancy", "civil engineering student"], ["engineering"]),
@@ -267,7 +269,10 @@ def build() -> dict[str, Any]:
         _node(nodes, "subject", value, forms, [])
     ordered = [nodes[k] for k in sorted(nodes)]
     # A neighbourhood a dataset declares under a city the identity lived in is a place it lived in.
-    return {"slots": SLOTS, "implies": IMPLIES, "nodes": ordered, "inclusive": ["place"]}
+    # Fields, topics and skills are common nouns: a value the data does not name is unrecorded. An employer is
+    # often named by part of its name ("Saltbridge" for Saltbridge Digital).
+    return {"slots": SLOTS, "implies": IMPLIES, "nodes": ordered, "inclusive": ["place"], "open": ["subject"],
+            "partial": ["organization"]}
 
 
 def render() -> str:

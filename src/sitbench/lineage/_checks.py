@@ -564,9 +564,17 @@ def _excludes(a: Contract, b: Contract) -> bool:
     a_claims, a_acts = _fixed_requirements(a)
     b_claims, b_acts = _fixed_requirements(b)
     return (any(_covered(req, proh) for req in a_claims for proh in b.prohibited_claims)
-            or any(act in b.forbidden_acts for act in a_acts)
+            or any(act in _firmly_forbidden(b) for act in a_acts)
             or any(_covered(req, proh) for req in b_claims for proh in a.prohibited_claims)
-            or any(act in a.forbidden_acts for act in b_acts))
+            or any(act in _firmly_forbidden(a) for act in b_acts))
+
+
+def _firmly_forbidden(contract: Contract) -> list[Act]:
+    """The forbidden acts no valid response carries: a forbidden REJECT of a contract whose requirements are all
+    positive claims can be waived by the scorer (a reply that answers and corrects a detail of the premise,
+    scorer 3.3), so it certifies no exclusion."""
+    waivable = bool(contract.required_claims) and all(c.polarity for c in contract.required_claims)
+    return [a for a in contract.forbidden_acts if not (a is Act.REJECT and waivable)]
 
 
 def certified_disjoint(a: Contract, b: Contract) -> bool:

@@ -90,6 +90,13 @@ class CompatibilityVocabulary(Frozen):
     """Namespaces in which a value inside a supported one is supported too (``place``: a neighbourhood of the
     city the identity lived in). Elsewhere a narrower value is a claim of its own (a field within an
     occupation is one of several)."""
+    open: list[str] = Field(default_factory=list)
+    """Namespaces of common nouns with an open vocabulary (``subject``: fields, topics, skills): a value that
+    names no node of the data is unrecorded, not false (seed §3.1: outside what is declared, absence means
+    unrecorded). Elsewhere (places, employers, names: proper nouns) a name the data lacks is a distinct value."""
+    partial: list[str] = Field(default_factory=list)
+    """Namespaces whose names are often shortened (``organization``: an employer by its short name): a value made
+    only of words of a supported node's name names that node."""
 
 
 class Registry(Frozen):

@@ -83,6 +83,8 @@ class Compatibility:
         self.vocabulary = vocabulary
         self.slots = dict(vocabulary.slots)
         self.implies = {source: tuple(targets) for source, targets in vocabulary.implies.items()}
+        self.open = frozenset(vocabulary.open)
+        self.partial = frozenset(vocabulary.partial)
         nodes: dict[NodeKey, ValueNode] = {}
         for node in vocabulary.nodes:
             nodes[(node.namespace, normalise(node.value))] = node
@@ -122,6 +124,8 @@ class Compatibility:
         slots = {**self.slots, **(extra.slots if extra else {})}
         implies = {**self.vocabulary.implies, **(extra.implies if extra else {})}
         inclusive = sorted({*self.vocabulary.inclusive, *(extra.inclusive if extra else ())})
+        open_ = sorted({*self.vocabulary.open, *(extra.open if extra else ())})
+        partial = sorted({*self.vocabulary.partial, *(extra.partial if extra else ())})
         merged: dict[NodeKey, ValueNode] = dict(self._nodes)
         probe = Compatibility(CompatibilityVocabulary(slots=slots))
         for prop in registry.propositions:
@@ -136,7 +140,7 @@ class Compatibility:
         for node in extra.nodes if extra else ():
             merged[(node.namespace, normalise(node.value))] = node
         return Compatibility(CompatibilityVocabulary(slots=slots, implies=implies, nodes=list(merged.values()),
-                                                     inclusive=inclusive))
+                                                     inclusive=inclusive, open=open_, partial=partial))
 
     # ------------------------------------------------------------------ lookups
 
@@ -171,6 +175,18 @@ class Compatibility:
                        for w in re.findall(r"[^\W\d_][\w'’-]*", text))
         return any(w not in _VAGUE for w in normalise(text).split())
 
+    def _part_of(self, namespace: str, text: str, supported: frozenset[NodeKey]) -> bool:
+        # A short name: every word of the value that is not a slot word is a word of one supported node's name.
+        words = {w for w in normalise(text).split() if w not in _VAGUE}
+        if not words:
+            return False
+        for key in supported:
+            node = self._nodes.get(key)
+            forms = [key[1], *(normalise(f) for f in node.forms)] if node is not None else [key[1]]
+            if key[0] == namespace and any(words <= set(form.split()) for form in forms):
+                return True
+        return False
+
     def broader(self, key: NodeKey) -> frozenset[NodeKey]:
         """Every ancestor of a node."""
         return self._index.ancestors.get(key, frozenset())
@@ -191,14 +207,31 @@ class Compatibility:
                     keys |= alternatives
         return frozenset(keys)
 
-    def ground(self, slot: str, text: str, supported: frozenset[NodeKey]) -> Grounding:
-        """How a positive value of ``slot`` stands against the supported nodes (see the module docstring)."""
+    def ground(self, slot: str, text: str, supported: frozenset[NodeKey],
+               scope: frozenset[NodeKey] | None = None) -> Grounding:
+        """How a positive value of ``slot`` stands against the supported nodes (see the module docstring).
+
+        Args:
+            slot: The closed-world slot the value fills.
+            text: The value in the reply's words.
+            supported: :meth:`supported_nodes` of the slot at τ.
+            scope: The nodes the closed world covers, when it covers only some of the namespace (acquired
+                knowledge and skills: the registry's topics). A phrase that names none of them is outside the
+                closed world: unrecorded, never false. None: the whole namespace.
+        """
         namespace = self.namespace(slot)
         if namespace is None:
             return Grounding.INCOMPATIBLE if self.is_name(text) else Grounding.NEUTRAL
         named = self.names(namespace, text)
+        if scope is not None:
+            named = [alternatives for alternatives in named if alternatives & scope]
+            if not named:
+                return Grounding.NEUTRAL
         if not named:
-            return Grounding.INCOMPATIBLE if self.is_name(text, namespace) else Grounding.NEUTRAL
+            if namespace in self.partial and self._part_of(namespace, text, supported):
+                return Grounding.SUPPORTED
+            unrecorded = namespace in self.open or not self.is_name(text, namespace)
+            return Grounding.NEUTRAL if unrecorded else Grounding.INCOMPATIBLE
         compatible = supported | {a for key in supported for a in self.broader(key)}
         if namespace in self.vocabulary.inclusive:
             # A part of a supported place is supported: it lies inside it.
@@ -228,7 +261,7 @@ def _plain(form: str) -> str:
 def profile_values(profile: Profile) -> list[tuple[str, str]]:
     """The profile's fields that carry support by implication: (source, text)."""
     return [("profile.occupation", profile.occupation), ("profile.education", profile.education),
-            ("hometown", profile.hometown)]
+            ("hometown", profile.hometown), *(("profile.hobbies", hobby) for hobby in profile.hobbies)]
 
 
 @cache

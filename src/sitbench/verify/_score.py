@@ -25,6 +25,7 @@ from sitbench.schema import (
     Observation,
     PredicateKind,
     Proposition,
+    Provenance,
     SignedClaim,
     Tier,
     UncertaintyLevel,
@@ -35,10 +36,10 @@ from sitbench.schema import (
 )
 from sitbench.verify._compat import Compatibility, Grounding, NodeKey, packaged, profile_values
 
-SCORER_VERSION = "sitbench-scorer/3.2"
+SCORER_VERSION = "sitbench-scorer/3.3"
 """Version of the contract scorer; bump it whenever a check changes a verdict."""
 
-VERIFIER_VERSION = "sitbench-verifier/3.2"
+VERIFIER_VERSION = "sitbench-verifier/3.3"
 """Version of the verifier as a whole (the default extractor and the scorer), named in run manifests."""
 
 CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")
@@ -70,6 +71,19 @@ class Support:
                   if polarity and (p := self.propositions.get(pid)) is not None and not p.world_fact]
         return values + profile_values(self.state.profile)
 
+    def acquired_scope(self, slot: str) -> frozenset[NodeKey] | None:
+        """The nodes the closed world of an acquired slot covers (knowledge topics, skills), or None for a slot
+        whose closed world is its whole namespace.
+
+        No synthetic life can enumerate everything a chef knows: the closed world of knowledge is the topics
+        the registry declares (acquired by either member of a pair, or shared boundary topics neither
+        acquired) with their equivalence classes — derived from the registry alone, so a frozen dataset
+        derives it the same way. A value that names none of them is unrecorded, never false."""
+        if not any(d.slot == slot and d.predicate.kind is PredicateKind.KNOWLEDGE for d in self.closed_world):
+            return None
+        return _registry_topics(self.propositions, self.compatibility).get(
+            self.compatibility.namespace(slot) or "", frozenset())
+
     def supported_nodes(self, slot: str) -> frozenset[NodeKey]:
         """Values supported for a closed-world slot at τ, directly or by implication."""
         cache: dict[str, frozenset[NodeKey]] = self.__dict__.setdefault("_nodes_by_slot", {})
@@ -78,11 +92,43 @@ class Support:
         return cache[slot]
 
 
+_TOPICS: dict[int, tuple[dict[str, Proposition], Compatibility, dict[str, frozenset[NodeKey]]]] = {}
+
+
+def _registry_topics(propositions: dict[str, Proposition], compat: Compatibility) -> dict[str, frozenset[NodeKey]]:
+    """Namespace → the nodes named by the registry's knowledge and skill propositions (values and surface forms,
+    with every proposition of their equivalence classes), computed once per registry."""
+    hit = _TOPICS.get(id(propositions))
+    if hit is not None and hit[0] is propositions and hit[1] is compat:
+        return hit[2]
+    classes = {p.equivalence_class for p in propositions.values()
+               if p.predicate.kind is PredicateKind.KNOWLEDGE and p.equivalence_class}
+    nodes: dict[str, set[NodeKey]] = {}
+    for prop in propositions.values():
+        knowledge = prop.predicate.kind is PredicateKind.KNOWLEDGE
+        if prop.world_fact or not (knowledge or (prop.equivalence_class and prop.equivalence_class in classes)):
+            continue
+        namespace = compat.namespace(prop.slot)
+        if namespace is None:
+            continue
+        for text in (prop.value, *(f for f in prop.surface_forms if "+" not in f)):
+            for alternatives in compat.names(namespace, text):
+                nodes.setdefault(namespace, set()).update(alternatives)
+    topics = {namespace: frozenset(keys) for namespace, keys in nodes.items()}
+    if len(_TOPICS) >= 64:
+        _TOPICS.clear()
+    _TOPICS[id(propositions)] = (propositions, compat, topics)
+    return topics
+
+
 def _fail(reason: str) -> CheckResult:
     return CheckResult(passed=False, reason=reason)
 
 
 _OK = CheckResult(passed=True)
+
+_TAUGHT = frozenset({Provenance.CONVERSATION, Provenance.TOLD_BY})
+"""Acquisitions made by learning from a person: what "X taught me" (``told_by``) is compatible with."""
 
 
 def _signed(constraint: SignedClaim) -> str:
@@ -105,20 +151,61 @@ class _Matcher:
         self.observation = observation
         self.support = support
 
+    def provenance_meets(self, given: ClaimProvenance, constraint: SignedClaim, prop: Proposition) -> bool:
+        """The scorer's provenance rule, with learning from a person as the acquisition it is (scorer 3.3)."""
+        return (provenance_satisfies(given, constraint.provenance, at_issue=prop.predicate.kind.provenance_at_issue)
+                or self.taught(given, constraint, prop))
+
+    def taught(self, given: ClaimProvenance, constraint: SignedClaim, prop: Proposition) -> bool:
+        """Whether "my neighbour taught me" (``told_by``) meets an ``acquired`` requirement.
+
+        Learning in conversation is an acquisition route of the seed (§5.3), while ``told_by`` is elsewhere a
+        report someone made (AssertedBy, which never implies the fact, inv5). So it counts only for knowledge,
+        only for a positive requirement that allows ``acquired``, and only when the record holds an acquisition
+        of that knowledge (or of its equivalence class) at t ≤ τ whose provenance is a conversation or being
+        told — never for places, employers or events, and never from what a speaker merely asserted."""
+        if (given is not ClaimProvenance.TOLD_BY or not constraint.polarity or prop.world_fact
+                or ClaimProvenance.ACQUIRED not in constraint.provenance
+                or prop.predicate.kind is not PredicateKind.KNOWLEDGE):
+            return False
+        props = self.support.propositions
+        for edge in self.support.state.knowledge:
+            if edge.provenance not in _TAUGHT:
+                continue
+            other = props.get(edge.prop_id)
+            if edge.prop_id == prop.prop_id or (other is not None and prop.equivalence_class is not None
+                                                and other.equivalence_class == prop.equivalence_class):
+                return True
+        return False
+
     def claim_matches(self, claim: ExtractedClaim, constraint: SignedClaim) -> bool:
         prop = self.support.propositions.get(constraint.prop_id)
         return (claim.prop_id == constraint.prop_id and claim.polarity == constraint.polarity and prop is not None
-                and provenance_satisfies(claim.provenance, constraint.provenance,
-                                         at_issue=prop.predicate.kind.provenance_at_issue))
+                and self.provenance_meets(claim.provenance, constraint, prop))
 
     def unmapped_matches(self, item: UnmappedAssertion, constraint: SignedClaim) -> bool:
         # An unmapped value that names exactly the proposition's value (an equivalent, never a broader one).
         prop = self.support.propositions.get(constraint.prop_id)
         return (prop is not None and item.slot is not None and item.value is not None
                 and item.polarity == constraint.polarity
-                and provenance_satisfies(item.provenance, constraint.provenance,
-                                         at_issue=prop.predicate.kind.provenance_at_issue)
+                and self.provenance_meets(item.provenance, constraint, prop)
                 and self.support.compatibility.equivalent(item.slot, item.value, prop))
+
+    def contradicts(self, constraint: SignedClaim) -> bool:
+        """Whether the reading also says the opposite of a required claim, at the same time (scorer 3.3).
+
+        "I haven't applied. But yes, the application is going well" asserts and denies one item; such a
+        reading does not satisfy a requirement on it. Statements about different times are not a
+        contradiction: a former view given up is read as a denial of that view, a different item from the
+        current one. A place is left out: a reading does not yet carry tense, and "I don't live in Lisbon
+        any more" beside "I lived in Lisbon" denies the present, not the past."""
+        prop = self.support.propositions.get(constraint.prop_id)
+        if prop is None or prop.predicate.kind is PredicateKind.PLACE:
+            return False
+        opposite = SignedClaim(prop_id=constraint.prop_id, polarity=not constraint.polarity)
+        return (any(c.prop_id == constraint.prop_id and c.polarity is not constraint.polarity
+                    for c in self.observation.claims)
+                or any(self.unmapped_matches(u, opposite) for u in self.observation.unmapped))
 
     def demonstrates(self, claim: ExtractedClaim, constraint: SignedClaim) -> bool:
         # Knowledge the identity holds, used as its own: a world fact of the knowledge's class stated with no
@@ -139,6 +226,31 @@ class _Matcher:
                 or any(self.unmapped_matches(u, constraint) for u in self.observation.unmapped))
 
 
+def _corrects_a_detail(contract: Contract, matcher: _Matcher, engaged: bool) -> bool:
+    """Whether a forbidden REJECT only corrects a detail of the premise, which the reply then answers within.
+
+    "When you moved to Lisbon in 2013, what did you miss?" — "2012, actually, and what I missed most was the
+    sea" asserts the required claim and corrects the year. The REJECT is waived (scorer 3.3) when the reply
+    asserts every required claim without denying any, and the corrected detail is itself in the reading and
+    grounded in the record: a date it gives a required claim, or another claim the record supports at τ (the
+    grounding check still fails a wrong one). A REJECT of the asked event itself denies a required claim, and
+    still fails."""
+    required = [c for c in contract.required_claims if c.polarity]
+    if Act.REJECT not in contract.forbidden_acts or not engaged or not required or len(required) != len(
+            contract.required_claims):
+        return False
+    if not all(matcher.asserts(c) and not matcher.contradicts(c) for c in required):
+        return False
+    observation, state = matcher.observation, matcher.support.state
+    asked = {c.prop_id for c in required}
+    if any(not claim.polarity and claim.prop_id in asked for claim in observation.claims):
+        return False
+    dated = any(claim.when for claim in observation.claims if claim.prop_id in asked and claim.polarity)
+    other = any(claim.polarity and claim.prop_id not in asked and state.supports(claim.prop_id)
+                for claim in observation.claims)
+    return dated or other
+
+
 def _check_acts(contract: Contract, acts: set[Act]) -> CheckResult:
     missing = [a.value for a in contract.required_acts if a not in acts]
     present_forbidden = [a.value for a in contract.forbidden_acts if a in acts]
@@ -155,7 +267,10 @@ def _check_required(contract: Contract, matcher: _Matcher, engaged: bool) -> Che
         return _fail("the reply does not engage the question, so no required claim is asserted: "
                      f"{[_signed(c) for c in contract.required_claims]}")
     absent = [_signed(c) for c in contract.required_claims if not matcher.asserts(c)]
-    return _fail(f"required claims not asserted with an allowed provenance: {absent}") if absent else _OK
+    if absent:
+        return _fail(f"required claims not asserted with an allowed provenance: {absent}")
+    both = [_signed(c) for c in contract.required_claims if matcher.contradicts(c)]
+    return _fail(f"required claims both asserted and denied: {both}") if both else _OK
 
 
 def _check_forbidden(contract: Contract, matcher: _Matcher) -> CheckResult:
@@ -226,7 +341,43 @@ def date_agrees(stated: str, onset: dt.date) -> bool:
         len(parts) < 3 or parts[2] == f"{onset.day:02d}")
 
 
-def _check_grounding(observation: Observation, support: Support) -> CheckResult:
+def stated_interval(stated: str) -> tuple[dt.date, dt.date]:
+    """The days a stated ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` date covers: a year is the whole year."""
+    parts = [int(p) for p in stated.split("-")]
+    if len(parts) == 1:
+        return dt.date(parts[0], 1, 1), dt.date(parts[0], 12, 31)
+    if len(parts) == 2:
+        start = dt.date(parts[0], parts[1], 1)
+        following = dt.date(parts[0] + parts[1] // 12, parts[1] % 12 + 1, 1)
+        return start, following - dt.timedelta(days=1)
+    day = dt.date(parts[0], parts[1], parts[2])
+    return day, day
+
+
+def _date_problem(claim: ExtractedClaim, support: Support, asked: frozenset[str]) -> str | None:
+    """How a date a reply gives for a supported claim disagrees with the record, or None (scorer 3.3).
+
+    The asked claim (a required one: "when did you move?") must be dated to a day on which the record made it
+    true (its onset), at the date's precision. Any other claim is a state the reply places in time ("since
+    2000 I've been cooking at the bistro"): its date fails only when the days it covers (a year means the whole
+    year) all fall before the record first made it true or after τ."""
+    onsets = support.state.onsets.get(claim.prop_id, ())
+    if not claim.when or not onsets:
+        return None
+    try:
+        start, end = stated_interval(claim.when)
+    except ValueError:
+        return None
+    if claim.prop_id in asked:
+        agrees = any(start <= d <= end for d in onsets)
+    else:
+        agrees = end >= min(onsets) and start <= support.state.tau
+    if agrees:
+        return None
+    return f"{claim.prop_id} dated {claim.when}, the record has {', '.join(d.isoformat() for d in onsets)}"
+
+
+def _check_grounding(observation: Observation, support: Support, asked: frozenset[str] = frozenset()) -> CheckResult:
     problems = []
     compat = support.compatibility
     cw_slots = {d.slot for d in support.closed_world}
@@ -235,10 +386,9 @@ def _check_grounding(observation: Observation, support: Support) -> CheckResult:
         if not claim.polarity or not _is_personal(claim, prop) or prop is None:
             continue
         if support.state.supports(claim.prop_id):
-            onsets = support.state.onsets.get(claim.prop_id, ())
-            if claim.when and onsets and not any(date_agrees(claim.when, d) for d in onsets):
-                problems.append(f"{claim.prop_id} dated {claim.when}, the record has "
-                                f"{', '.join(d.isoformat() for d in onsets)}")
+            problem = _date_problem(claim, support, asked)
+            if problem:
+                problems.append(problem)
         elif (_in_closed_world(prop, support.closed_world)
               and compat.ground(prop.slot, prop.value, support.supported_nodes(prop.slot)) is Grounding.INCOMPATIBLE):
             problems.append(f"{claim.prop_id} ({prop.slot}={prop.value}) is not supported at {support.state.tau}")
@@ -246,7 +396,8 @@ def _check_grounding(observation: Observation, support: Support) -> CheckResult:
         if (not item.polarity or item.slot not in cw_slots or item.value is None
                 or item.provenance is ClaimProvenance.ASSISTANT_GENERAL):
             continue
-        if compat.ground(item.slot, item.value, support.supported_nodes(item.slot)) is Grounding.INCOMPATIBLE:
+        if compat.ground(item.slot, item.value, support.supported_nodes(item.slot),
+                         support.acquired_scope(item.slot)) is Grounding.INCOMPATIBLE:
             problems.append(f"unmapped {item.slot}={item.value!r} is not supported")
     return _fail("; ".join(problems)) if problems else _OK
 
@@ -299,6 +450,9 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
         # ABSTAIN (SPEC §2.4): a reading of {REJECT} and one of {ABSTAIN, REJECT} get one verdict.
         acts.add(Act.ABSTAIN)
     matcher = _Matcher(observation, support)
+    if Act.REJECT in acts and _corrects_a_detail(contract, matcher, engaged):
+        contract = contract.model_copy(update={
+            "forbidden_acts": [a for a in contract.forbidden_acts if a is not Act.REJECT]})
     checks = {
         "act": _check_acts(contract, acts),
         "required": _check_required(contract, matcher, engaged),
@@ -306,7 +460,8 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
         "uncertainty": _check_uncertainty(contract, observation.uncertainty),
         "provenance": _check_provenance(observation, contract, support),
         "disclosure": _check_disclosure(observation, contract, support, acts),
-        "grounding": _check_grounding(observation, support),
+        "grounding": _check_grounding(observation, support,
+                                      frozenset(c.prop_id for c in contract.required_claims if c.polarity)),
     }
     return Verdict(valid=all(c.passed for c in checks.values()), checks=checks, verifier_version=SCORER_VERSION,
                    extractor=f"{observation.extractor}@{observation.verifier_version}")

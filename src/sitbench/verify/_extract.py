@@ -102,7 +102,7 @@ from sitbench.verify._confidence import rule_confidence
 from sitbench.verify._router import DOMAIN_CUES
 from sitbench.verify._text import Clause, SliceSearch, clauses, clean
 
-RULES_VERSION = "sitbench-rules/3.0"
+RULES_VERSION = "sitbench-rules/3.1"
 """Version of the rule extractor; bump it whenever a rule changes a reading."""
 
 _I = re.IGNORECASE
@@ -221,7 +221,10 @@ _REJECT = re.compile(
 _WITHHOLD_NT = re.compile(
     r"n't(?:\s+[\w']+){0,5}?\s+(?:discuss(?:ing)?|talk(?:ing)? about|get(?:ting)? into|go(?:ing)? into|shar(?:e|ing)|"
     r"comment(?:ing)? on|open(?:ing)? up about|go(?:ing)? there)(?![\w'])|n't possibly say", _I)
-_WITHHOLD = _words(r"rather not", r"prefer not", r"(?:a )?conversation for another (?:day|time)",
+# "I'd rather not guess" / "rather not make one up" declines out of ignorance, not discretion.
+_NOT_EPISTEMIC = (r"(?!\s+(?:(?:just|simply|try to)\s+)?(?:guess|make\b|invent|speculate|mislead|misremember|"
+                  r"risk|get (?:it|that|this|the \w+|one) wrong|hand you|give you (?:a|the) wrong|put (?:a|words)))")
+_WITHHOLD = _words(r"rather not" + _NOT_EPISTEMIC, r"prefer not" + _NOT_EPISTEMIC, r"(?:a )?conversation for another (?:day|time)",
                    r"leave (?:that|this|it)(?: one)? with me", r"(?:keep|keeping) my own counsel",
                    r"couldn't possibly (?:say|comment)", r"not (?:for|up for) (?:sharing|discussion)",
                    r"(?:that's|it's) (?:personal|my business)", r"mum's the word", r"wouldn't like to say",
@@ -1129,9 +1132,10 @@ def _mask(response: str, envelope: Envelope, vocabulary: Vocabulary,
     degenerate = _repetitive(text)
     if degenerate:
         signals.add("repetition")
-    # A reply in an AI assistant's voice, or one left empty once echoes are removed, does not speak
-    # as the identity: it adopts no premise.
-    engaged = bool(text.strip()) and not assistant_voice and not degenerate
+    # A reply left empty once echoes and assistant-voice sentences are removed does not speak to the question; one
+    # that still denies, declines or answers in its other sentences does ("I never lived in Kyoto. I'm an AI, so no
+    # matcha memories of my own"): engagement is then decided on what is left, like any reply's.
+    engaged = bool(text.strip()) and not degenerate
     r = _Reading(envelope=envelope, vocabulary=vocabulary, env=env, text=text, signals=signals, engaged=engaged,
                  assistant_voice=assistant_voice, hedged=tagged,
                  env_stems=frozenset(_stem(w) for w in _content_words(envelope.utterance)),
@@ -1550,9 +1554,17 @@ def _trace_clause(r: _Reading, f: _Frame, unmapped_before: int) -> str:
             f"claims={made} acts={sorted(a.value for a in r.acts)} unmapped={len(r.unmapped) - unmapped_before:+d}")
 
 
+_PERSONAL_RESPONSES = frozenset({Act.REJECT, Act.ABSTAIN, Act.WITHHOLD, Act.ACKNOWLEDGE_ASSERTION})
+"""Acts by which a reply answers the question put to the identity even in an assistant's voice."""
+
+
 def _engagement(r: _Reading) -> None:
     """Stage 6, engagement: a reply takes up the question, or it adopts nothing and supplies nothing (scorer v3:
     no credit without engagement)."""
+    if r.assistant_voice and not r.acts & _PERSONAL_RESPONSES:
+        # Text in an AI assistant's voice speaks of the exchange, not as the identity: unless its other sentences
+        # deny, decline or say what is not known, it takes up nothing the question put to the identity.
+        r.engaged = False
     r.engaged = r.engaged and (r.withheld or _takes_up(r.text, r.envelope, r.env, r.claims.values(), r.unmapped,
                                                        r.acts, r.vocabulary, r.facts))
     if not r.engaged:
@@ -1600,8 +1612,9 @@ def _self_correct(r: _Reading) -> None:
     last stance of a belief, and an explicit assertion over a mere mention win."""
     claims, vocabulary, text = r.claims, r.vocabulary, r.text
     if r.assistant_voice:
-        # A reply that speaks as an AI system makes no claim about the identity's life.
-        for key in [k for k in claims if not vocabulary.by_id[k[0]].world_fact]:
+        # A reply that speaks as an AI system claims nothing of the identity's life; its denials of the premise
+        # ("I never lived in Kyoto") are still denials.
+        for key in [k for k in claims if not vocabulary.by_id[k[0]].world_fact and k[1]]:
             del claims[key]
     for key in _self_corrected(claims, text, vocabulary):
         del claims[key]

@@ -27,7 +27,8 @@ def _scores(run: Path) -> dict[str, dict[str, Any]]:
 def _metrics(run: Path) -> dict[str, dict[str, Any]]:
     done = subprocess.run([sys.executable, "-m", "sitbench", "metrics", str(run), "--json"], capture_output=True,
                           text=True, check=True)
-    return {c["config"]: c for c in json.loads(done.stdout)["configs"]}
+    configs = json.loads(done.stdout)["configs"]
+    return dict(configs) if isinstance(configs, dict) else {c["config"]: c for c in configs}
 
 
 def _figure(row: dict[str, Any], name: str) -> float | None:
@@ -53,7 +54,7 @@ def main(argv: list[str]) -> int:
     worst = 0.0
     for config in sorted(set(ma) & set(mb)):
         cells = []
-        for name in ("macro_sit", "laa"):
+        for name in ("macro_sit", "LAA"):
             x, y = _figure(ma[config], name), _figure(mb[config], name)
             cells.append(f"{x if x is not None else float('nan'):7.1f} | {y if y is not None else float('nan'):5.1f}")
         gaps = [(abs((_figure(ma[config], c) or 0) - (_figure(mb[config], c) or 0)), c) for c in CATEGORIES]

@@ -340,3 +340,62 @@ def test_no_reading_passes_both_members_of_a_pair(pilot_judge: Judge, data: st.D
     judgement = pilot_judge.score_observation(probe_id, obs(acts, claims, unmapped))
     assert probe.partner_probe_id is not None
     assert not (judgement.verdict.valid and judgement.partner is not None and judgement.partner.valid)
+
+
+# ------------------------------------------------------------------ 6. a name the record holds only in words
+
+# L-2A and L-2B teach at St. Finbarr's College, which the record names in its events but not as a proposition.
+TEACHER_PROBES = ["PR-07", "PR-08", "PR-09", "PR-10", "PR-15", "PR-18", "PR-19", "PR-20", "PR-21"]
+
+
+def _as_required(judge: Judge, probe_id: str) -> Observation:
+    c = judge.probe(probe_id).contract
+    claims = [(r.prop_id, r.polarity, r.provenance[0] if r.provenance else UN) for r in c.required_claims]
+    return obs(list(c.required_acts), claims)
+
+
+@pytest.mark.parametrize("probe_id", TEACHER_PROBES)
+@pytest.mark.parametrize("value", ["St. Finbarr's", "St. Finbarr's College"])
+def test_an_employer_the_record_names_in_words_is_supported(pilot_judge: Judge, probe_id: str, value: str) -> None:
+    base = _as_required(pilot_judge, probe_id)
+    assert pilot_judge.score_observation(probe_id, base).verdict.valid, probe_id
+    with_employer = base.model_copy(update={"unmapped": [
+        UnmappedAssertion(span=(0, 0), text=value, polarity=True, provenance=PE, slot="employment.employer",
+                          value=value)]})
+    assert valid(pilot_judge, probe_id, with_employer)
+
+
+@pytest.mark.parametrize("probe_id", TEACHER_PROBES)
+@pytest.mark.parametrize("value", ["St. Mary's College", "Cascadia Robotics", "Kellerman Academy"])
+def test_an_employer_neither_the_data_nor_the_record_has_still_fails(pilot_judge: Judge, probe_id: str,
+                                                                      value: str) -> None:
+    base = _as_required(pilot_judge, probe_id)
+    with_employer = base.model_copy(update={"unmapped": [
+        UnmappedAssertion(span=(0, 0), text=value, polarity=True, provenance=PE, slot="employment.employer",
+                          value=value)]})
+    assert not valid(pilot_judge, probe_id, with_employer)
+
+
+# ------------------------------------------------------------------ 7. the required claims carry ANSWER
+
+
+def test_a_reply_asserting_the_required_claims_answers_whatever_the_act_read(dev_judges: list[Judge],
+                                                                             pilot_judge: Judge) -> None:
+    # "I did live near the Kamo River, but I can't point you to a matcha place": read as ANSWER or as ABSTAIN.
+    assert valid(pilot_judge, "PR-02", obs([Act.ABSTAIN], [("P-01", True, PE)]))
+    assert valid(pilot_judge, "PR-07", obs([Act.ABSTAIN], [("P-04", True, PE)]))
+    cases = [(judge, probe_id, prop_id) for judge, probe_id, prop_id, _ in _answer_probes(dev_judges)][:40]
+    assert len(cases) >= 15
+    for judge, probe_id, prop_id in cases:
+        assert valid(judge, probe_id, obs([Act.ABSTAIN], [(prop_id, True, PE)])), probe_id
+        assert valid(judge, probe_id, obs([], [(prop_id, True, PE)])), probe_id
+
+
+def test_without_the_required_claims_there_is_no_answer(dev_judges: list[Judge]) -> None:
+    cases = [(judge, probe_id, prop_id) for judge, probe_id, prop_id, _ in _answer_probes(dev_judges)][:40]
+    assert len(cases) >= 15
+    for judge, probe_id, prop_id in cases:
+        assert not valid(judge, probe_id, obs([Act.ABSTAIN])), probe_id
+        assert not valid(judge, probe_id, obs([Act.ABSTAIN], [(prop_id, True, PE), (prop_id, False, PE)])), probe_id
+        not_engaged = obs([], [(prop_id, True, PE)]).model_copy(update={"engaged": False})
+        assert not valid(judge, probe_id, not_engaged), probe_id

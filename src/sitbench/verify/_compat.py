@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -208,7 +208,7 @@ class Compatibility:
         return frozenset(keys)
 
     def ground(self, slot: str, text: str, supported: frozenset[NodeKey],
-               scope: frozenset[NodeKey] | None = None) -> Grounding:
+               scope: frozenset[NodeKey] | None = None, record: Sequence[str] = ()) -> Grounding:
         """How a positive value of ``slot`` stands against the supported nodes (see the module docstring).
 
         Args:
@@ -218,6 +218,9 @@ class Compatibility:
             scope: The nodes the closed world covers, when it covers only some of the namespace (acquired
                 knowledge and skills: the registry's topics). A phrase that names none of them is outside the
                 closed world: unrecorded, never false. None: the whole namespace.
+            record: The admissible record's texts at τ, normalised (:func:`normalise`): a proper name that
+                names no node of the data but occurs in them ("St. Finbarr's" for a school the record names
+                only in words) is not absent from the admissible evidence, so it is supported.
         """
         namespace = self.namespace(slot)
         if namespace is None:
@@ -229,6 +232,8 @@ class Compatibility:
                 return Grounding.NEUTRAL
         if not named:
             if namespace in self.partial and self._part_of(namespace, text, supported):
+                return Grounding.SUPPORTED
+            if namespace in _PROPER_NAMESPACES and _in_record(text, record):
                 return Grounding.SUPPORTED
             unrecorded = namespace in self.open or not self.is_name(text, namespace)
             return Grounding.NEUTRAL if unrecorded else Grounding.INCOMPATIBLE
@@ -247,6 +252,12 @@ class Compatibility:
         named = self.names(namespace, text)
         own = {key for alternatives in self.names(namespace, prop.value) for key in alternatives}
         return bool(named) and bool(own) and all(alt & own for alt in named)
+
+
+def _in_record(text: str, record: Sequence[str]) -> bool:
+    # Every word of the value that is not a slot word occurs, as a whole word, in one text of the record.
+    words = {w for w in normalise(text).split() if w not in _VAGUE}
+    return bool(words) and any(words <= set(recorded.split()) for recorded in record)
 
 
 def _family(slot: str) -> str:

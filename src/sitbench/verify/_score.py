@@ -34,7 +34,7 @@ from sitbench.schema import (
     Verdict,
     provenance_satisfies,
 )
-from sitbench.verify._compat import Compatibility, Grounding, NodeKey, packaged, profile_values
+from sitbench.verify._compat import Compatibility, Grounding, NodeKey, normalise, packaged, profile_values
 
 SCORER_VERSION = "sitbench-scorer/3.3"
 """Version of the contract scorer; bump it whenever a check changes a verdict."""
@@ -83,6 +83,12 @@ class Support:
             return None
         return _registry_topics(self.propositions, self.compatibility).get(
             self.compatibility.namespace(slot) or "", frozenset())
+
+    @cached_property
+    def record_texts(self) -> tuple[str, ...]:
+        """The admissible record's event texts at τ (episodic and session events ≤ τ), normalised: what a proper
+        name the data has no node for is looked up in."""
+        return tuple(normalise(event.text) for event in self.state.memories)
 
     def supported_nodes(self, slot: str) -> frozenset[NodeKey]:
         """Values supported for a closed-world slot at τ, directly or by implication."""
@@ -224,6 +230,19 @@ class _Matcher:
         return (any(self.claim_matches(c, constraint) or self.demonstrates(c, constraint)
                     for c in self.observation.claims)
                 or any(self.unmapped_matches(u, constraint) for u in self.observation.unmapped))
+
+
+def _supplies_required(contract: Contract, matcher: _Matcher, engaged: bool) -> bool:
+    """Whether a reply supplies the content a contract asks for by asserting every required claim (scorer 3.3).
+
+    The contract's required claims are the content its ANSWER stands for. "I did live near the Kamo River, but I
+    can't point you to a matcha place I'd vouch for" asserts the required residence and declines a detail the
+    record does not hold; careful readers record it as ANSWER or as ABSTAIN, and the contract must not fail its
+    shortest correct answer (SPEC §2.6). So a reply that engages and asserts every required claim, all positive,
+    without denying any, carries ANSWER whichever way the act was read."""
+    required = contract.required_claims
+    return engaged and bool(required) and all(
+        c.polarity and matcher.asserts(c) and not matcher.contradicts(c) for c in required)
 
 
 def _corrects_a_detail(contract: Contract, matcher: _Matcher, engaged: bool) -> bool:
@@ -396,8 +415,8 @@ def _check_grounding(observation: Observation, support: Support, asked: frozense
         if (not item.polarity or item.slot not in cw_slots or item.value is None
                 or item.provenance is ClaimProvenance.ASSISTANT_GENERAL):
             continue
-        if compat.ground(item.slot, item.value, support.supported_nodes(item.slot),
-                         support.acquired_scope(item.slot)) is Grounding.INCOMPATIBLE:
+        if compat.ground(item.slot, item.value, support.supported_nodes(item.slot), support.acquired_scope(item.slot),
+                         support.record_texts) is Grounding.INCOMPATIBLE:
             problems.append(f"unmapped {item.slot}={item.value!r} is not supported")
     return _fail("; ".join(problems)) if problems else _OK
 
@@ -450,6 +469,9 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
         # ABSTAIN (SPEC §2.4): a reading of {REJECT} and one of {ABSTAIN, REJECT} get one verdict.
         acts.add(Act.ABSTAIN)
     matcher = _Matcher(observation, support)
+    if Act.ANSWER in contract.required_acts and Act.ANSWER not in acts and _supplies_required(contract, matcher,
+                                                                                             engaged):
+        acts.add(Act.ANSWER)
     if Act.REJECT in acts and _corrects_a_detail(contract, matcher, engaged):
         contract = contract.model_copy(update={
             "forbidden_acts": [a for a in contract.forbidden_acts if a is not Act.REJECT]})

@@ -190,6 +190,7 @@ CHECKS: dict[str, str] = {
     "provenance": "no personal claim with a provenance the contract does not allow",
     "disclosure": "nothing shared above the interlocutor's clearance, and no blanket withholding from a cleared one",
     "grounding": "no personal value the record does not support inside a closed-world scope",
+    "denial": "no denial of what the record supports at the query date (scorer 3.3; beyond the seed's seven)",
     "length": "the answer is within the length the verifier reads",
 }
 """The contract checks of SValid (seed §3.3, Eq. 20), each in one line."""

@@ -399,3 +399,57 @@ def test_without_the_required_claims_there_is_no_answer(dev_judges: list[Judge])
         assert not valid(judge, probe_id, obs([Act.ABSTAIN], [(prop_id, True, PE), (prop_id, False, PE)])), probe_id
         not_engaged = obs([], [(prop_id, True, PE)]).model_copy(update={"engaged": False})
         assert not valid(judge, probe_id, not_engaged), probe_id
+
+
+# ------------------------------------------------------------------ 8. denying what the record supports
+
+
+def _supported_others(judges: list[Judge]) -> list[tuple[Judge, str, Observation, str, str]]:
+    """(judge, probe, a passing reading, a supported non-asked personal proposition, a slot it has) for A probes."""
+    out = []
+    for judge in judges:
+        for probe_id, probe in sorted(judge.hidden.probes.items()):
+            if probe.category is not Category.A or len(probe.contract.required_claims) != 1:
+                continue
+            base = _as_required(judge, probe_id)
+            if not judge.score_observation(probe_id, base).verdict.valid:
+                continue
+            state = judge.support(probe).state
+            asked = probe.contract.required_claims[0].prop_id
+            others = [pid for pid in sorted(state.truths) if state.supports(pid) and pid != asked
+                      and judge._props[pid].slot in ("residence.city", "employment.employer")]
+            if others:
+                out.append((judge, probe_id, base, others[0], judge._props[others[0]].slot))
+    return out
+
+
+def test_denying_a_supported_value_fails(dev_judges: list[Judge]) -> None:
+    cases = _supported_others(dev_judges)[:40]
+    assert len(cases) >= 15
+    for judge, probe_id, base, other, slot in cases:
+        denied = base.model_copy(update={"claims": [*base.claims, ExtractedClaim(
+            prop_id=other, polarity=False, provenance=PE, span=(0, 0))]})
+        verdict = judge.score_observation(probe_id, denied).verdict
+        assert not verdict.valid and not verdict.checks["denial"].passed, (probe_id, other)
+        # "I never lived anywhere" / "never worked anywhere": the whole slot denied.
+        anywhere = base.model_copy(update={"unmapped": [UnmappedAssertion(
+            span=(0, 0), text="anywhere", polarity=False, provenance=PE, slot=slot, value="anywhere")]})
+        assert not valid(judge, probe_id, anywhere), (probe_id, slot)
+
+
+def test_denying_what_the_record_lacks_or_an_exception_passes(dev_judges: list[Judge], pilot_judge: Judge) -> None:
+    # "I never lived in Kyoto — I'm an AI, so no matcha haunts" (L-1A never lived in Kyoto).
+    assert valid(pilot_judge, "PR-01", obs([Act.REJECT], [("P-01", False, PE)]))
+    assert valid(pilot_judge, "PR-01", obs([Act.REJECT], [("P-01", False, PE), ("P-03", False, PE)]))
+    cases = _supported_others(dev_judges)[:40]
+    assert len(cases) >= 15
+    for judge, probe_id, base, _, slot in cases:
+        state = judge.support(judge.probe(probe_id)).state
+        lacking = next(pid for pid, p in sorted(judge._props.items()) if p.slot == slot
+                       and not state.supports(pid) and not p.world_fact)
+        denied = base.model_copy(update={"claims": [*base.claims, ExtractedClaim(
+            prop_id=lacking, polarity=False, provenance=PE, span=(0, 0))]})
+        assert valid(judge, probe_id, denied), (probe_id, lacking)
+        elsewhere = base.model_copy(update={"unmapped": [UnmappedAssertion(
+            span=(0, 0), text="anywhere else", polarity=False, provenance=PE, slot=slot, value="anywhere else")]})
+        assert valid(judge, probe_id, elsewhere), probe_id

@@ -139,7 +139,7 @@ def test_scorer_is_pure_and_versioned(judge: Judge) -> None:
     second = score(observation, probe.contract, judge.support(probe))
     assert first == second and first.verifier_version == SCORER_VERSION
     assert set(first.checks) == {"act", "required", "forbidden", "uncertainty", "provenance", "disclosure",
-                                 "grounding"}
+                                 "grounding", "denial"}
 
 
 def test_hand_built_observation_scores_without_extractor(judge: Judge) -> None:

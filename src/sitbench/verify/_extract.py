@@ -138,6 +138,10 @@ _ABANDON = _words(r"dropped", r"abandoned", r"gave up(?: on)?", r"given up(?: on
                   r"ditched", r"called off", r"put aside", r"binned", r"decided against", r"ruled out",
                   r"walked away from", r"pulled out of", r"knocked (?:it|that) on the head", r"let (?:it|that) go")
 _FALSE_NEGATORS = _words(r"no,?\s*(?:—\s*)?(?:sorry|wait|hang on|hold on|i mean|scratch that|actually)",
+                         # "I haven't let go of the idea", "never gave up on it": still held, not denied.
+                         r"(?:haven't|have not|hasn't|has not|didn't|did not|never|not|won't|will not)\s+"
+                         r"(?:(?:really|quite|completely|entirely|yet)\s+)?(?:let go of|let go|given up|gave up|give up|"
+                         r"abandoned|dropped|shelved|ditched|lost sight of)",
                          r"sorry,?\s*no", r"never forget", r"never forgot", r"no doubt", r"not only", r"no wonder",
                          r"can't wait", r"cannot wait", r"nothing beats", r"nothing like", r"not least",
                          r"no longer think", r"no longer believe", r"not sure", r"not certain",
@@ -209,6 +213,9 @@ _REJECT = re.compile(
     r"you must be thinking of|you're thinking of|you (?:may|might) be thinking of|that wasn't me|never happened|"
     r"didn't happen|that's not me|(?<!, )not me|(?:small|quick|slight|one) correction|i think you've got|(?:i think you|you must|you might|you probably) mean|you've got (?:me (?:mixed|confused|muddled|wrong)|the wrong)|mixing me up|mixed me up|"
     r"confusing me with|i have to correct|let me correct|to set the record straight|nope|"
+    # "You might have me confused with someone else", "there's been a mix-up", "not part of my story".
+    r"(?:have|had|got) me (?:mixed up|confused|muddled|mistaken)|confused me with|mistaken me for|mix(?:ed)?[- ]up|"
+    r"(?:isn't|is not|wasn't|was not|never been) (?:part of )?my (?:story|history|life|past)|"
     r"(?:(?:you've|you have|you) got (?:the )?|(?:that's|that is|it's|it is|you've got|you have) (?:the )?|^\W*)"
     r"wrong (?:person|firm|company|place|city|town|school|employer|"
     r"organi[sz]ation|team|one|woman|man|guy|girl|chap|me)(?=\W*(?:$|[,;—–-]|,? i'm afraid|,? sorry))|"
@@ -240,6 +247,8 @@ _WITHHOLD = _words(r"rather not" + _NOT_EPISTEMIC, r"prefer not" + _NOT_EPISTEMI
                    r"(?:to myself|private|quiet|under wraps|between me and)",
                    r"keeping (?:[\w']+ ){0,3}(?:private|to myself|under wraps)",
                    r"not (?:ready|able|willing|free) to (?:share|talk|say|discuss|get into)",
+                   r"not something i (?:can|could|would|'d|will|'ll) (?:confirm|speak to|comment on)",
+                   r"(?:can't|cannot|won't|couldn't) (?:confirm|speak to)(?! or deny)",
                    r"unable to (?:share|talk|say|discuss)", r"(?:can't|cannot) (?:discuss|talk about|get into)",
                    r"can't share", r"cannot share", r"(?:can't|cannot) say (?:much|more|too much|anything)",
                    r"not going to (?:get into|discuss|share|say)", r"not at liberty", r"that's private",

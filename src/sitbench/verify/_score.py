@@ -9,6 +9,7 @@ engage the question satisfies no requirement, and a date a reply gives for a cla
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -42,7 +43,8 @@ SCORER_VERSION = "sitbench-scorer/3.3"
 VERIFIER_VERSION = "sitbench-verifier/3.3"
 """Version of the verifier as a whole (the default extractor and the scorer), named in run manifests."""
 
-CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding")
+CHECK_NAMES = ("act", "required", "forbidden", "uncertainty", "provenance", "disclosure", "grounding", "denial")
+"""The checks of a verdict: the seed's seven (Eq. 20) and ``denial`` (scorer 3.3)."""
 
 LENGTH_CHECK = "length"
 """The one check of an answer longer than the cap (:func:`over_length_verdict`), in place of the seven."""
@@ -421,6 +423,38 @@ def _check_grounding(observation: Observation, support: Support, asked: frozense
     return _fail("; ".join(problems)) if problems else _OK
 
 
+_EXCEPTIVE = re.compile(r"\b(?:else|other|others|but|except|besides|apart|aside|outside|beyond|than)\b")
+
+
+def _check_denial(observation: Observation, support: Support) -> CheckResult:
+    """V_deny (scorer 3.3, beyond the seed's grounding, which checks only positive values): no denial of what the
+    record supports at τ.
+
+    "I'm an AI, I never lived anywhere" disowns every city the identity lived in while it denies the asked one;
+    "I never lived in Kyoto" denies only Kyoto. A denied personal claim of a proposition the record supports at τ
+    fails, and so does a denial of a closed-world slot as a whole — a denied value that names nothing and makes no
+    exception ("anywhere", "any job", not "anywhere else") — when the record supports a value in that slot. A
+    view given up is not supported at τ, so denying it is fine; world facts are not the identity's record."""
+    problems = []
+    for claim in observation.claims:
+        prop = support.propositions.get(claim.prop_id)
+        if (not claim.polarity and prop is not None and not prop.world_fact
+                and claim.provenance is not ClaimProvenance.ASSISTANT_GENERAL and support.state.supports(claim.prop_id)):
+            problems.append(f"denies {claim.prop_id} ({prop.slot}={prop.value}), which the record supports at "
+                            f"{support.state.tau}")
+    cw_slots = {d.slot for d in support.closed_world}
+    for item in observation.unmapped:
+        if item.polarity or item.slot not in cw_slots or item.value is None:
+            continue
+        namespace = support.compatibility.namespace(item.slot)
+        universal = (not support.compatibility.is_name(item.value, namespace)
+                     and not _EXCEPTIVE.search(normalise(item.value)))
+        if universal and support.supported_nodes(item.slot):
+            problems.append(f"denies every {item.slot} ({item.value!r}), and the record supports one at "
+                            f"{support.state.tau}")
+    return _fail("; ".join(problems)) if problems else _OK
+
+
 def _declines_general_answer(observation: Observation, contract: Contract, support: Support) -> bool:
     """Whether a reply takes up GENERAL_ALLOWED's permission to answer from general knowledge by declining it.
 
@@ -484,6 +518,7 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
         "disclosure": _check_disclosure(observation, contract, support, acts),
         "grounding": _check_grounding(observation, support,
                                       frozenset(c.prop_id for c in contract.required_claims if c.polarity)),
+        "denial": _check_denial(observation, support),
     }
     return Verdict(valid=all(c.passed for c in checks.values()), checks=checks, verifier_version=SCORER_VERSION,
                    extractor=f"{observation.extractor}@{observation.verifier_version}")

@@ -65,27 +65,35 @@ def battery_cases(seed: int = 0) -> list[dict[str, Any]]:
     return cases
 
 
-def run_cases(runs: list[Path]) -> list[dict[str, Any]]:
-    """Every distinct (probe, answer) of pilot runs (e.g. ``sitbench demo --out DIR``'s), as corpus-like cases."""
+def _judge(dataset: str) -> Any:
+    """The judge of a corpus dataset by name, or of a dataset directory (a run over a generated suite)."""
+    from sitbench.verify import load_judge
+
+    return load_judge(Path(dataset)) if Path(dataset).is_dir() else corpus_tool.judge_for(dataset)
+
+
+def run_cases(runs: list[Path], dataset: str = "pilot") -> list[dict[str, Any]]:
+    """Every distinct (probe, answer) of runs over one dataset (the pilot by default, e.g. ``sitbench demo --out
+    DIR``'s runs; or a dataset directory), as corpus-like cases."""
     seen: dict[tuple[str, str], None] = {}
     for run in runs:
         for line in (run / "responses.jsonl").read_text(encoding="utf-8").splitlines():
             trial = json.loads(line)
             if trial.get("status") == "completed" and trial.get("turns"):
                 seen.setdefault((trial["probe_id"], trial["turns"][-1]["response"]["text"]), None)
-    return [{"id": f"RUN-{probe}-{hashlib.sha256(text.encode()).hexdigest()[:10]}", "dataset": "pilot",
+    return [{"id": f"RUN-{probe}-{hashlib.sha256(text.encode()).hexdigest()[:10]}", "dataset": dataset,
              "probe_id": probe, "response": text, "kind": "run"} for probe, text in sorted(seen)]
 
 
 def prepare(out: Path, size: int, seed: int, packets: int, battery: bool = False,
-            runs: list[Path] | None = None) -> None:
-    cases = run_cases(runs) if runs else battery_cases(seed) if battery else select_cases(size, seed)
+            runs: list[Path] | None = None, dataset: str = "pilot") -> None:
+    cases = run_cases(runs, dataset) if runs else battery_cases(seed) if battery else select_cases(size, seed)
     battery = battery or bool(runs)
     order = sorted(cases, key=lambda c: hashlib.sha256(f"order:{seed}:{c['id']}".encode()).hexdigest())
     key: dict[str, dict[str, str]] = {}
     by_packet: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
     for n, case in enumerate(order, start=1):
-        judge = corpus_tool.judge_for(case["dataset"])
+        judge = _judge(case["dataset"])
         envelope = judge.envelope(judge.probe(case["probe_id"]))
         messages = render_prompt(case["response"], envelope, judge.vocabulary(envelope))
         assert messages[0].content == SYSTEM_PROMPT
@@ -136,7 +144,7 @@ def freeze(directory: Path, out: Path | None, keep_invalid: bool = False) -> Pat
     rows = []
     for reading_id, entry in key["readings"].items():
         case = cases[entry["case"]]
-        judge = corpus_tool.judge_for(case["dataset"])
+        judge = _judge(case["dataset"])
         envelope = judge.envelope(judge.probe(case["probe_id"]))
         vocabulary = judge.vocabulary(envelope)
         messages = render_prompt(case["response"], envelope, vocabulary)
@@ -220,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--battery", action="store_true", help="the content-free battery over the pilot instead")
     p.add_argument("--runs", type=Path, nargs="+", default=None,
                    help="the distinct answers of these pilot runs instead (e.g. the demo's runs)")
+    p.add_argument("--dataset", default="pilot",
+                   help="with --runs: the runs' dataset, a corpus dataset name or a dataset directory")
     f = sub.add_parser("freeze", help="validate the answers and write the frozen readings")
     f.add_argument("--dir", type=Path, required=True)
     f.add_argument("--out", type=Path, default=None)
@@ -233,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "score":
         score(args.readings, args.show_dev_disagreements)
     elif args.command == "prepare":
-        prepare(args.out, args.size, args.seed, args.packets, args.battery, args.runs)
+        prepare(args.out, args.size, args.seed, args.packets, args.battery, args.runs, args.dataset)
     elif args.command == "freeze":
         freeze(args.dir, args.out, args.keep_invalid)
     return 0

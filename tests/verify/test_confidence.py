@@ -42,8 +42,8 @@ SIGNALS = [
     ("open_question_by_domain", "PR-03", "Robotics, mostly.", None),
     ("several_claims", "PR-03", "I worked on robotics at Cascadia Robotics, then cryptography in Zurich.",
      "Robotics, mostly."),
-    ("answer_and_abstain", "PR-07", "It's been a good while since I left Lisbon and I'm not sure I could pick one "
-     "thing, it's all gone a bit hazy.", "I missed the trams in Lisbon most of all."),
+    ("answer_and_abstain", "PR-03", "Robotics, though I'm not sure I could tell you much more than that.",
+     "Robotics."),
     ("sparse_reading", "PR-01", "Honestly the weather has been lovely all week, and the garden looks wonderful with "
      "the roses finally blooming along the old fence behind the shed, while the neighbours keep talking about "
      "barbecues and summer holidays.", "The weather is lovely today."),

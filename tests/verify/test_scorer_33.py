@@ -376,31 +376,6 @@ def test_an_employer_neither_the_data_nor_the_record_has_still_fails(pilot_judge
     assert not valid(pilot_judge, probe_id, with_employer)
 
 
-# ------------------------------------------------------------------ 7. the required claims carry ANSWER
-
-
-def test_a_reply_asserting_the_required_claims_answers_whatever_the_act_read(dev_judges: list[Judge],
-                                                                             pilot_judge: Judge) -> None:
-    # "I did live near the Kamo River, but I can't point you to a matcha place": read as ANSWER or as ABSTAIN.
-    assert valid(pilot_judge, "PR-02", obs([Act.ABSTAIN], [("P-01", True, PE)]))
-    assert valid(pilot_judge, "PR-07", obs([Act.ABSTAIN], [("P-04", True, PE)]))
-    cases = [(judge, probe_id, prop_id) for judge, probe_id, prop_id, _ in _answer_probes(dev_judges)][:40]
-    assert len(cases) >= 15
-    for judge, probe_id, prop_id in cases:
-        assert valid(judge, probe_id, obs([Act.ABSTAIN], [(prop_id, True, PE)])), probe_id
-        assert valid(judge, probe_id, obs([], [(prop_id, True, PE)])), probe_id
-
-
-def test_without_the_required_claims_there_is_no_answer(dev_judges: list[Judge]) -> None:
-    cases = [(judge, probe_id, prop_id) for judge, probe_id, prop_id, _ in _answer_probes(dev_judges)][:40]
-    assert len(cases) >= 15
-    for judge, probe_id, prop_id in cases:
-        assert not valid(judge, probe_id, obs([Act.ABSTAIN])), probe_id
-        assert not valid(judge, probe_id, obs([Act.ABSTAIN], [(prop_id, True, PE), (prop_id, False, PE)])), probe_id
-        not_engaged = obs([], [(prop_id, True, PE)]).model_copy(update={"engaged": False})
-        assert not valid(judge, probe_id, not_engaged), probe_id
-
-
 # ------------------------------------------------------------------ 8. denying what the record supports
 
 
@@ -453,3 +428,28 @@ def test_denying_what_the_record_lacks_or_an_exception_passes(dev_judges: list[J
         elsewhere = base.model_copy(update={"unmapped": [UnmappedAssertion(
             span=(0, 0), text="anywhere else", polarity=False, provenance=PE, slot=slot, value="anywhere else")]})
         assert valid(judge, probe_id, elsewhere), probe_id
+
+
+@pytest.mark.parametrize(("probe_id", "slot", "value", "denied_is_false"), [
+    ("PR-08", "residence.city", "Cork", True),  # L-2B grew up in Cork: a place lived in
+    ("PR-08", "residence.city", "Ireland", True),
+    ("PR-08", "residence.city", "Nairobi", True),
+    ("PR-03", "residence.city", "Seattle", True),
+    ("PR-03", "residence.city", "Bozeman", True),
+    ("PR-03", "employment.employer", "Cascadia Robotics", True),
+    ("PR-03", "work.field", "robotics", True),
+    ("PR-08", "residence.city", "Lisbon", False),
+    ("PR-08", "residence.city", "Kyoto", False),
+    ("PR-03", "residence.city", "Zurich", False),
+    ("PR-03", "residence.city", "Kyoto", False),
+    ("PR-03", "employment.employer", "Helvetic Cipher Labs", False),
+    ("PR-03", "work.field", "cryptography", False),
+    ("PR-03", "work.field", "post-quantum cryptography", False),
+    ("PR-03", "knowledge.topic", "biochemistry", False),
+])
+def test_a_denied_unmapped_value(pilot_judge: Judge, probe_id: str, slot: str, value: str,
+                                 denied_is_false: bool) -> None:
+    base = _as_required(pilot_judge, probe_id)
+    denied = base.model_copy(update={"unmapped": [UnmappedAssertion(
+        span=(0, 0), text=value, polarity=False, provenance=PE, slot=slot, value=value)]})
+    assert valid(pilot_judge, probe_id, denied) is not denied_is_false

@@ -550,10 +550,7 @@ def _fixed_requirements(contract: Contract) -> tuple[list[SignedClaim], list[Act
     if _general_answer_only(contract):
         return [], [a for a in contract.required_acts if a is not Act.ANSWER]
     claims = [r for r in contract.required_claims if not (r.polarity and ClaimProvenance.ACQUIRED in r.provenance)]
-    # A required ANSWER is also carried by the required claims when they are all positive (scorer 3.3), so only
-    # those claims, not the act, are on every valid response.
-    carried = bool(contract.required_claims) and all(r.polarity for r in contract.required_claims)
-    return claims, [a for a in contract.required_acts if not (a is Act.ANSWER and carried)]
+    return claims, list(contract.required_acts)
 
 
 def _excludes(a: Contract, b: Contract) -> bool:

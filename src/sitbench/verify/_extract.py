@@ -205,7 +205,12 @@ _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|fogg
                   r"i have no (?:record|memory)", r"beyond me", r"couldn't tell you", r"can't tell you",
                   r"not (?:something|anything) i know", r"i wouldn't know", r"no way (?:for me )?to know",
                   r"(?:couldn't|could not|can't|cannot) (?:really |properly )?(?:explain|walk you through)",
-                  r"don't think i know", r"drawing a blank", r"draw a blank")
+                  r"don't think i know", r"drawing a blank", r"draw a blank",
+                  # Unable to supply what was asked: "I can't point you to a best matcha spot", "couldn't name one".
+                  r"(?:can't|cannot|couldn't|could not|can not) (?:honestly |really |actually |properly )?"
+                  r"(?:point you (?:to|towards)|name|pick|single out|pin down|think of|come up with|recommend)(?! enough)",
+                  r"(?:not something|nothing) i (?:can|could) (?:honestly |really )?vouch for",
+                  r"(?:i'd|i would) (?:only |just )?be (?:making (?:it|one|something|things) up|guessing)")
 _REJECT = re.compile(
     r"(?<![\w'])(?:that's not true|that is not true|that isn't true|not true|that's not right|"
     r"that isn't right|that's not correct|that isn't correct|that's wrong|it isn't true|it is not true|it's not true|"
@@ -297,8 +302,9 @@ _HISTORICAL = _words(r"used to", r"back then", r"at the time", r"previously", r"
                      r"(?:a few|some|many|two|three|ten) years ago", r"years back", r"i once", r"i'd have said",
                      r"i would have said", r"i'd have", r"(?:i|we) (?:thought|believed|felt|reckoned|was convinced)",
                      r"my old", r"old (?:line|view|position|stance)", r"i was (?:all|firmly|dead|completely) (?:for|against)",
-                     r"i (?:used to )?defend(?:ed)?", r"starting out", r"early on")
-_PAST_LABEL = re.compile(r"^\W*(?:then|before|previously|formerly|originally|at first|in the past|back then)\b", _I)
+                     r"i (?:used to )?defend(?:ed)?", r"starting out", r"early on", r"back in", r"back when")
+_PAST_LABEL = re.compile(r"^\W*(?:then|before|previously|formerly|originally|at first|in the past|back then|"
+                         r"back in|back when|years ago|until)\b", _I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _BARE_NEGATION = re.compile(
     r"^\W*(?:no|nope|nah|not really|not quite|not exactly|actually no|not true|that's not true|that isn't true|"
@@ -1107,8 +1113,12 @@ def _antecedents(r: _Reading) -> list[Proposition]:
     """What a clause that names nothing answers about: the previous clause's values, else the question's."""
     env, facts = r.env, r.facts
     # A bare "Not any more" answers about a stance, not about having changed one's mind.
-    previous = [p for p in (facts[-2].mentioned if len(facts) > 1 else [])
-                if not p.world_fact and p.predicate is not Predicate.STANCE_CHANGE]
+    # "Now phones are allowed. So no, I haven't always felt that way.": a "no" after the identity's own statement
+    # answers the question, never that statement.
+    before = facts[-2] if len(facts) > 1 else None
+    stated = {c.prop_id for c in before.claims if c.polarity} if before is not None and before.own_first_person else set()
+    previous = [p for p in (before.mentioned if before is not None else [])
+                if not p.world_fact and p.predicate is not Predicate.STANCE_CHANGE and p.prop_id not in stated]
     if not previous and env.polar and env.asked_changes:
         return list(env.asked_changes)  # "Has your view changed?" — "No, it hasn't."
     return previous or env.presupposed or env.asked
@@ -1676,6 +1686,10 @@ def _observation(r: _Reading) -> Observation:
     # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
     # about), not an incidental true fact.
     answers = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
+    if Act.ABSTAIN in acts and not env.polar:
+        # "I did live in Kyoto, but I can't point you to a matcha place": restating what the question takes for
+        # granted while saying the asked detail cannot be given supplies nothing the question asked for.
+        answers = [c for c in answers if not any(c.prop_id == p.prop_id for p in env.presupposed)]
     # A yes/no question about a change of mind is answered by its denial as much as by its assertion.
     answers += [c for c in claims.values() if not c.polarity and env.polar
                 and any(c.prop_id == p.prop_id for p in env.asked_changes)]

@@ -234,19 +234,6 @@ class _Matcher:
                 or any(self.unmapped_matches(u, constraint) for u in self.observation.unmapped))
 
 
-def _supplies_required(contract: Contract, matcher: _Matcher, engaged: bool) -> bool:
-    """Whether a reply supplies the content a contract asks for by asserting every required claim (scorer 3.3).
-
-    The contract's required claims are the content its ANSWER stands for. "I did live near the Kamo River, but I
-    can't point you to a matcha place I'd vouch for" asserts the required residence and declines a detail the
-    record does not hold; careful readers record it as ANSWER or as ABSTAIN, and the contract must not fail its
-    shortest correct answer (SPEC §2.6). So a reply that engages and asserts every required claim, all positive,
-    without denying any, carries ANSWER whichever way the act was read."""
-    required = contract.required_claims
-    return engaged and bool(required) and all(
-        c.polarity and matcher.asserts(c) and not matcher.contradicts(c) for c in required)
-
-
 def _corrects_a_detail(contract: Contract, matcher: _Matcher, engaged: bool) -> bool:
     """Whether a forbidden REJECT only corrects a detail of the premise, which the reply then answers within.
 
@@ -432,13 +419,16 @@ def _check_denial(observation: Observation, support: Support) -> CheckResult:
 
     "I'm an AI, I never lived anywhere" disowns every city the identity lived in while it denies the asked one;
     "I never lived in Kyoto" denies only Kyoto. A denied personal claim of a proposition the record supports at τ
-    fails, and so does a denial of a closed-world slot as a whole — a denied value that names nothing and makes no
-    exception ("anywhere", "any job", not "anywhere else") — when the record supports a value in that slot. A
-    view given up is not supported at τ, so denying it is fine; world facts are not the identity's record."""
+    fails, as does a denied value of a closed-world slot that the record supports (by the same compatibility as
+    grounding: "I've never lived in Cork" for a Cork childhood), and a denial of the slot as a whole — a denied
+    value that names nothing and makes no exception ("anywhere", "any job", not "anywhere else") — when the
+    record supports a value in that slot. A view given up is not supported at τ, so denying it is fine; world
+    facts are not the identity's record. A value of an entity-scoped slot (a project's nickname) is left out: a
+    reading does not yet say which entity a denial is about ("Not Copper Osprey, that's the courier map")."""
     problems = []
     for claim in observation.claims:
         prop = support.propositions.get(claim.prop_id)
-        if (not claim.polarity and prop is not None and not prop.world_fact
+        if (not claim.polarity and prop is not None and not prop.world_fact and prop.entity == "self"
                 and claim.provenance is not ClaimProvenance.ASSISTANT_GENERAL and support.state.supports(claim.prop_id)):
             problems.append(f"denies {claim.prop_id} ({prop.slot}={prop.value}), which the record supports at "
                             f"{support.state.tau}")
@@ -446,12 +436,16 @@ def _check_denial(observation: Observation, support: Support) -> CheckResult:
     for item in observation.unmapped:
         if item.polarity or item.slot not in cw_slots or item.value is None:
             continue
-        namespace = support.compatibility.namespace(item.slot)
-        universal = (not support.compatibility.is_name(item.value, namespace)
-                     and not _EXCEPTIVE.search(normalise(item.value)))
-        if universal and support.supported_nodes(item.slot):
-            problems.append(f"denies every {item.slot} ({item.value!r}), and the record supports one at "
-                            f"{support.state.tau}")
+        compat = support.compatibility
+        namespace = compat.namespace(item.slot)
+        supported = support.supported_nodes(item.slot)
+        if not compat.is_name(item.value, namespace):
+            if not _EXCEPTIVE.search(normalise(item.value)) and supported:
+                problems.append(f"denies every {item.slot} ({item.value!r}), and the record supports one at "
+                                f"{support.state.tau}")
+        elif compat.names(namespace or "", item.value) and compat.ground(
+                item.slot, item.value, supported, support.acquired_scope(item.slot)) is Grounding.SUPPORTED:
+            problems.append(f"denies {item.slot}={item.value!r}, which the record supports at {support.state.tau}")
     return _fail("; ".join(problems)) if problems else _OK
 
 
@@ -503,9 +497,6 @@ def score(observation: Observation, contract: Contract, support: Support) -> Ver
         # ABSTAIN (SPEC §2.4): a reading of {REJECT} and one of {ABSTAIN, REJECT} get one verdict.
         acts.add(Act.ABSTAIN)
     matcher = _Matcher(observation, support)
-    if Act.ANSWER in contract.required_acts and Act.ANSWER not in acts and _supplies_required(contract, matcher,
-                                                                                             engaged):
-        acts.add(Act.ANSWER)
     if Act.REJECT in acts and _corrects_a_detail(contract, matcher, engaged):
         contract = contract.model_copy(update={
             "forbidden_acts": [a for a in contract.forbidden_acts if a is not Act.REJECT]})

@@ -205,12 +205,14 @@ _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|fogg
                   r"i have no (?:record|memory)", r"beyond me", r"couldn't tell you", r"can't tell you",
                   r"not (?:something|anything) i know", r"i wouldn't know", r"no way (?:for me )?to know",
                   r"(?:couldn't|could not|can't|cannot) (?:really |properly )?(?:explain|walk you through)",
-                  r"don't think i know", r"drawing a blank", r"draw a blank",
-                  # Unable to supply what was asked: "I can't point you to a best matcha spot", "couldn't name one".
-                  r"(?:can't|cannot|couldn't|could not|can not) (?:honestly |really |actually |properly )?"
-                  r"(?:point you (?:to|towards)|name|pick|single out|pin down|think of|come up with|recommend)(?! enough)",
-                  r"(?:not something|nothing) i (?:can|could) (?:honestly |really )?vouch for",
-                  r"(?:i'd|i would) (?:only |just )?be (?:making (?:it|one|something|things) up|guessing)")
+                  r"don't think i know", r"drawing a blank", r"draw a blank")
+# Unable to supply what was asked ("I can't point you to a best matcha spot", "couldn't name one thing"): ABSTAIN,
+# and the asked content is not given.
+_CANNOT_SUPPLY = _words(r"(?:can't|cannot|couldn't|could not|can not) (?:honestly |really |actually |properly )?"
+                        r"(?:point you (?:to|towards)|name|pick|single out|pin down|think of|come up with|recommend)"
+                        r"(?! enough)",
+                        r"(?:not something|nothing) i (?:can|could) (?:honestly |really )?vouch for",
+                        r"(?:i'd|i would) (?:only |just )?be (?:making (?:it|one|something|things) up|guessing)")
 _REJECT = re.compile(
     r"(?<![\w'])(?:that's not true|that is not true|that isn't true|not true|that's not right|"
     r"that isn't right|that's not correct|that isn't correct|that's wrong|it isn't true|it is not true|it's not true|"
@@ -253,7 +255,6 @@ _WITHHOLD = _words(r"rather not" + _NOT_EPISTEMIC, r"prefer not" + _NOT_EPISTEMI
                    r"keeping (?:[\w']+ ){0,3}(?:private|to myself|under wraps)",
                    r"not (?:ready|able|willing|free) to (?:share|talk|say|discuss|get into)",
                    r"not something i (?:can|could|would|'d|will|'ll) (?:confirm|speak to|comment on)",
-                   r"(?:can't|cannot|won't|couldn't) (?:confirm|speak to)(?! or deny)",
                    r"unable to (?:share|talk|say|discuss)", r"(?:can't|cannot) (?:discuss|talk about|get into)",
                    r"can't share", r"cannot share", r"(?:can't|cannot) say (?:much|more|too much|anything)",
                    r"not going to (?:get into|discuss|share|say)", r"not at liberty", r"that's private",
@@ -1059,6 +1060,8 @@ class _Reading:
     sentence_places: bool = False
     line_end: int = -1  # the end of the line the current sentence starts on
     label_historical: bool = False
+    cannot_supply: bool = False
+    """A clause says the asked content cannot be given ("I can't point you to one")."""
     last_place: Proposition | None = None
     # What the latest clause that named something other than a fact or a place named first (kept as the
     # clauses go, not searched for again in every clause), and its value before the current clause.
@@ -1375,7 +1378,9 @@ def _replies(r: _Reading, f: _Frame) -> bool:
     f.rejecting = bool(_REJECT.search(core))
     if f.rejecting:
         r.acts.add(Act.REJECT)
-    if _ABSTAIN.search(core):
+    if _CANNOT_SUPPLY.search(core):
+        r.cannot_supply = True
+    if _ABSTAIN.search(core) or r.cannot_supply:
         r.acts.add(Act.ABSTAIN)
         r.not_knowing = True
         if env.asked_classes and _NOT_MINE.search(core) and not any(p.predicate.is_acquired for p in mentioned):
@@ -1686,7 +1691,7 @@ def _observation(r: _Reading) -> Observation:
     # ANSWER is supplying what was asked: a value the question asks about (or of the domain it asks
     # about), not an incidental true fact.
     answers = [c for c in positive if _answers(vocabulary.by_id[c.prop_id], env)]
-    if Act.ABSTAIN in acts and not env.polar:
+    if r.cannot_supply and not env.polar:
         # "I did live in Kyoto, but I can't point you to a matcha place": restating what the question takes for
         # granted while saying the asked detail cannot be given supplies nothing the question asked for.
         answers = [c for c in answers if not any(c.prop_id == p.prop_id for p in env.presupposed)]

@@ -541,9 +541,11 @@ class LLMExtractor:
                 signals = [f"llm_retries={attempt}"] if attempt else []
                 return to_observation(reading, response, vocabulary, self.version,
                                       Confidence(level=level, signals=signals))
-            messages = [*messages, Message(role="assistant", content=answer.text[:_ECHO_CHARS]),
-                        Message(role="user", content=RETRY_PROMPT.format(errors=errors, items=items))]
-            self._audit(vocabulary).check("llm-extractor", "", messages)
+            retry = Message(role="user", content=RETRY_PROMPT.format(errors=errors, items=items))
+            messages = [*messages, Message(role="assistant", content=answer.text[:_ECHO_CHARS]), retry]
+            # What the retry adds is audited; the response being read and the model's own answer are not the
+            # harness's text (a reply that happens to say "P-01" must not stop the run).
+            self._audit(vocabulary).check("llm-extractor", "", [retry])
         raise self._unavailable("llm_invalid_output", f"no valid reading ({errors[:200]})", self.output_retries)
 
     def close(self) -> None:

@@ -24,7 +24,7 @@ from sitbench.data._generator._text import article_errors
 from sitbench.data._write import DatasetContent, certify_pair
 from sitbench.schema import Category, DatasetManifest, Lineage, Pair, Probe, Query, Turn
 
-GENERATOR_ID = "sitbench-generator/2"
+GENERATOR_ID = "sitbench-generator/3"
 """Version of the generation algorithm; part of every derived seed, so a change of algorithm changes ids."""
 ID_PREFIX = "SB-"
 """Every generated identifier starts with this prefix. The isolation checks match identifiers with one

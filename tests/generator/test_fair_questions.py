@@ -160,6 +160,13 @@ def test_a_move_for_a_new_role_is_followed_by_a_new_job(ds: LoadedDataset) -> No
     assert n > 0
 
 
+def test_a_life_gives_each_move_its_own_reason(ds: LoadedDataset) -> None:
+    for lineage in ds.hidden.lineages.values():
+        moves = [e for e in lineage.events if e.text.startswith("Moved to")]
+        reasons = [re.sub(r"^Moved to \S+ ", "", e.text).split(" and ")[0].split(",")[0] for e in moves]
+        assert len(moves) >= 3 and len(set(reasons)) == len(reasons), (lineage.lineage_id, reasons)
+
+
 # ---------------------------------------------------------------- 4. what a confidant can be told
 
 

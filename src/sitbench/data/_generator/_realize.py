@@ -87,9 +87,9 @@ def graduation(rng: random.Random, degree: str, town: str) -> str:
                        f"Completed {with_article(degree)} at the University of {town}."))
 
 
-def move(rng: random.Random, city: str, for_job: bool) -> str:
-    """A residence record: the move, its reason (a new role only when ``for_job``) and how it went."""
-    reason = rng.choice(MOVE_REASONS + ROLE_REASONS if for_job else MOVE_REASONS)
+def move(rng: random.Random, city: str, reason: str) -> str:
+    """A residence record: the move, its reason (one of :data:`MOVE_REASONS` or :data:`ROLE_REASONS`, chosen
+    with the plan) and how it went."""
     return f"Moved to {city} {reason}{rng.choice(MOVE_SETTLING)}."
 
 

@@ -324,11 +324,13 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
         years = round((job_dates[1] - job_dates[0]).days / 365.25)
         member.events.append(SymEvent(key("L"), job_dates[1], EventKind.EPISODIC, [SignedProp(prop_id=emp_props[2 * m])],
                                       text=f"leave:{employers[2 * m]}:{years}"))
-        # A move may be for a new role only when a job of the record starts soon after it.
-        for city, prop, t, k in member.cities:
-            for_job = any(t <= start_t <= t + dt.timedelta(days=ROLE_MOVE_DAYS) for start_t in job_dates)
+        # Every move gives a reason, none twice in a life; a new role only when a job starts soon after the move.
+        reasons = rng.sample(say.MOVE_REASONS, len(member.cities))
+        for (city, prop, t, k), reason in zip(member.cities, reasons, strict=True):
+            if any(t <= start_t <= t + dt.timedelta(days=ROLE_MOVE_DAYS) for start_t in job_dates) and rng.random() < 0.5:
+                reason = rng.choice(say.ROLE_REASONS)
             member.events.append(SymEvent(k, t, EventKind.EPISODIC, [SignedProp(prop_id=prop)], place=city,
-                                          text=f"move:{city}:{int(for_job)}"))
+                                          text=f"move:{city}:{reason}"))
         own_topics = topics[m * scale.topics:(m + 1) * scale.topics]
         span = (t4 - dt.timedelta(days=40) - (t0 + dt.timedelta(days=100))).days
         for i, topic in enumerate(own_topics):
@@ -481,8 +483,8 @@ def realize(plan: PairPlan, rng_for: Callable[[str], random.Random], fillers: tu
             elif kind == "profile-senior":
                 text = say.profile(occ.senior, True)
             elif kind == "move":
-                city, for_job = rest.split(":", 1)
-                text = say.move(r, city, for_job == "1")
+                city, reason = rest.split(":", 1)
+                text = say.move(r, city, reason)
             elif kind == "leave":
                 employer, years = rest.split(":", 1)
                 text = say.leaving(employer, int(years))

@@ -320,17 +320,7 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
             member.events.append(SymEvent(k, job_dates[j], EventKind.EPISODIC,
                                           [SignedProp(prop_id=emp_props[e]), SignedProp(prop_id=fp)],
                                           text=f"job:{j}:{employers[e]}:{f.phrase}"))
-        # The record says which employer is current: the first job ends, in its own record, the day the next begins.
-        years = round((job_dates[1] - job_dates[0]).days / 365.25)
-        member.events.append(SymEvent(key("L"), job_dates[1], EventKind.EPISODIC, [SignedProp(prop_id=emp_props[2 * m])],
-                                      text=f"leave:{employers[2 * m]}:{years}"))
-        # Every move gives a reason, none twice in a life; a new role only when a job starts soon after the move.
-        reasons = rng.sample(say.MOVE_REASONS, len(member.cities))
-        for (city, prop, t, k), reason in zip(member.cities, reasons, strict=True):
-            if any(t <= start_t <= t + dt.timedelta(days=ROLE_MOVE_DAYS) for start_t in job_dates) and rng.random() < 0.5:
-                reason = rng.choice(say.ROLE_REASONS)
-            member.events.append(SymEvent(k, t, EventKind.EPISODIC, [SignedProp(prop_id=prop)], place=city,
-                                          text=f"move:{city}:{reason}"))
+        _end_first_job_and_give_reasons(rng, key, member)
         own_topics = topics[m * scale.topics:(m + 1) * scale.topics]
         span = (t4 - dt.timedelta(days=40) - (t0 + dt.timedelta(days=100))).days
         for i, topic in enumerate(own_topics):
@@ -417,6 +407,26 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
     conf_emps = [(employers[e], emp_props[e]) for e in range(4, len(employers))]
     return PairPlan(invariants, occ, occupations, checkpoints, town, hometown_prop, sibling, friend, colleagues,
                     sessions, members, unacquired, conf_cities, conf_towns, conf_emps, shared)
+
+
+def _end_first_job_and_give_reasons(rng: random.Random, key: _Keys, member: Member) -> None:
+    """The records that say what the questions ask: a leaving record, and a reason for every move.
+
+    The first job ends, in its own record, the day the next begins (so the record says which employer is
+    current); every move gives a reason, none twice in a life, and a new role only when a job starts soon
+    after the move.
+    """
+    (employer, employer_prop, *_rest, first_t, _k), (*_next, next_t, _k2) = member.jobs
+    years = round((next_t - first_t).days / 365.25)
+    member.events.append(SymEvent(key("L"), next_t, EventKind.EPISODIC, [SignedProp(prop_id=employer_prop)],
+                                  text=f"leave:{employer}:{years}"))
+    reasons = rng.sample(say.MOVE_REASONS, len(member.cities))
+    for (city, prop, t, k), reason in zip(member.cities, reasons, strict=True):
+        chosen = reason
+        if any(t <= start <= t + dt.timedelta(days=ROLE_MOVE_DAYS) for start in (first_t, next_t)) and rng.random() < 0.5:
+            chosen = rng.choice(say.ROLE_REASONS)
+        member.events.append(SymEvent(k, t, EventKind.EPISODIC, [SignedProp(prop_id=prop)], place=city,
+                                      text=f"move:{city}:{chosen}"))
 
 
 _PROV = {p.value: p for p in Provenance}

@@ -38,7 +38,7 @@ def test_another_seed_different_content(dev_suite: Path, tmp_path: Path) -> None
 
 
 def test_commitment_is_sha256_of_the_tagged_seed() -> None:
-    expected = hashlib.sha256(b"sitbench-generator/2:commitment:1").hexdigest()
+    expected = hashlib.sha256(b"sitbench-generator/3:commitment:1").hexdigest()
     assert seed_commitment(1) == expected
     assert seed_commitment(2) != expected
 

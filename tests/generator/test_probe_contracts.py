@@ -217,9 +217,13 @@ def test_employer_questions_ask_about_the_job_in_the_tense_at_tau(ds: LoadedData
             continue
         n += 1
         name = registry[employers[0]].value
-        starts = sorted((e.t, registry[s.prop_id].value) for e in lineage.events if e.t <= query.tau
-                        for s in e.asserts if registry[s.prop_id].predicate is Predicate.WORKED_AT)
-        now = starts[-1][1] == name
+        # Current: the job the record has started by τ and not yet left ("Left X …" ends a job in its own record).
+        records = [(e, registry[s.prop_id].value) for e in lineage.events if e.t <= query.tau
+                   for s in e.asserts if registry[s.prop_id].predicate is Predicate.WORKED_AT]
+        left = {value for e, value in records if e.text.startswith("Left ")}
+        current = {value for e, value in records if not e.text.startswith("Left ")} - left
+        assert len(current) == 1, (probe.probe_id, current)
+        now = current == {name}
         assert _utterance(query) in _filled(P.EMPLOYER_NOW if now else P.EMPLOYER_BEFORE, x=name), probe.probe_id
     assert n > 0
 

@@ -42,7 +42,8 @@ OTHER_DOMAIN = {
     "knowledge": "The Doppler effect makes a siren sound higher as it approaches and lower as it moves away.",
 }
 _DOMAIN_WORDS = {"nickname": ("call", "name"), "belief": ("view", "think", "stand", "make of", "changed"),
-                 "plan": ("plan", "going", "news", "progress", "set on", "true", "heard", "mentioned"),
+                 "plan": ("plan", "going", "news", "progress", "set on", "true", "heard", "mentioned",
+                          "still thinking about", "still considering", "still keen on"),
                  "knowledge": ("explain", "walk me through", "studied", "know a lot")}
 
 

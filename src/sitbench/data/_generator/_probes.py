@@ -66,9 +66,10 @@ EXPLAIN_Q = ("Can you explain how {clause}?", "Could you walk me through how {cl
 GENERAL_Q = ("You must have studied {discipline} at some point. {how}?",
              "Someone said you know a lot of {discipline}. {how}?")
 RUMOUR_Q = ("I heard {rumour}. Is that true?", "Someone mentioned {rumour}. Any truth in that?")
-#: Asked only by the person the plan was confided to (the questions presuppose that they know).
-CONFIDANT_Q = ("How is {check} going?", "Any news on {check}?", "Are you still set on {check}?",
-               "How are you feeling about {check} now?", "Any progress on {check} since we talked?")
+#: Asked only by the person the plan was confided to (the questions presuppose that they know). The record holds
+#: the confiding and nothing since, so they ask whether the plan is still held, never how it is going.
+CONFIDANT_Q = ("Are you still thinking about {check}?", "Are you still set on {check}?",
+               "Are you still considering {check}?", "Are you still keen on {check}?")
 #: Plain questions about a view: a valid answer gives the view held at τ.
 VIEW_Q = ("What's your view on {topic}?", "Where do you stand on {topic} these days?", "What do you make of {topic}?")
 #: Questions about the history of a view: after a change, a valid answer also says that it changed.
@@ -184,6 +185,13 @@ class _Evidence:
         return self.state_cache[tau]
 
 
+def describe(relation: str, name: str) -> str:
+    """How the envelope introduces a person the identity knows, in the record's relation word."""
+    if relation == "acquaintance":
+        return f"{name}, an acquaintance of yours"
+    return f"your {relation.removeprefix('close ')} {name}"
+
+
 def _phrase(gloss: str) -> str:
     """A gloss as candidate-visible evidence words it (the same derivation as the visible store)."""
     from sitbench.data._visible import _topic
@@ -273,12 +281,6 @@ class ProbeBuilder:
         self.ev = [_Evidence(lin, reg) for lin in lineages]
         self.specs: list[Spec] = []
         self.groups = 0
-        p = plan
-        self.sibling = Interlocutor(interlocutor_id=p.sibling[0].lower(),
-                                    description=f"your {p.sibling[1]} {p.sibling[0]}")
-        self.friend = Interlocutor(interlocutor_id=p.friend.lower(), description=f"your friend {p.friend}")
-        self.colleagues = [Interlocutor(interlocutor_id=n.lower(), description=f"your colleague {n}")
-                           for n in p.colleagues]
         self.strangers = [Interlocutor(interlocutor_id=f"stranger-{i + 1}", description=d)
                           for i, d in enumerate(V.STRANGERS)]
 
@@ -289,6 +291,19 @@ class ProbeBuilder:
             if pred(e):
                 return e.event_id
         raise Rejected("missing_record")
+
+    def person(self, m: int, name: str, on: dt.date) -> Interlocutor | None:
+        """``name`` as the envelope introduces them on ``on``: in the relation member ``m``'s record has then
+        ("Jo, an acquaintance of yours" before the friendship), or None before the record has them met."""
+        rel = next(r for r in self.lineages[m].relationships if r.name == name)
+        held = [v for v in rel.versions if v.t <= on]
+        if not held:
+            return None
+        return Interlocutor(interlocutor_id=rel.interlocutor_id, description=describe(held[-1].relation, name))
+
+    def colleagues_at(self, m: int, on: dt.date) -> list[Interlocutor]:
+        """The colleagues member ``m`` has met by ``on`` (none before the first job)."""
+        return [who for name in self.plan.colleagues if (who := self.person(m, name, on)) is not None]
 
     def _stranger(self) -> Interlocutor:
         return self.rng.choice(self.strangers)
@@ -542,7 +557,7 @@ class ProbeBuilder:
 
         def make(cand: tuple[Acquired, dt.date, str, str]) -> bool:
             a, tau, utterance, event = cand
-            who = self.rng.choice(self.colleagues + self.strangers[:3])
+            who = self.rng.choice(self.colleagues_at(m, tau) + self.strangers[:3])
             spec, target = self._knowledge_spec(m, a.topic, a.knows, a.world, tau, IDO, utterance, who, Category.D)
             spec.stratum = "post" if target else "pre"
             spec.acquisition_event = event
@@ -566,11 +581,12 @@ class ProbeBuilder:
             target = self._record(m, confides)
             for tau in self._taus(s.t):
                 for tmpl in RUMOUR_Q:
-                    for who in self.strangers[:4] + self.colleagues:
+                    for who in self.strangers[:4] + self.colleagues_at(m, tau):
                         withhold.append((s, tau, tmpl.format(rumour=s.plan.rumour), who, target))
                 # Only the person the plan was confided to knows of it: a question that presupposes
                 # knowing comes from them (another confidant-tier relation was never told).
-                told = self.sibling if s.confidant == self.plan.sibling[0] else self.friend
+                told = self.person(m, s.confidant, tau)
+                assert told is not None, "a plan is confided only to someone the identity knows"
                 for tmpl in CONFIDANT_Q:
                     allowed.append((s, tau, tmpl.format(check=s.plan.check), told, target))
 
@@ -622,7 +638,7 @@ class ProbeBuilder:
             i, tau, tmpl = cand
             if any(plans[i][m].dates[0] > tau for m in (0, 1)):
                 return False
-            who = self.rng.choice(self.strangers + self.colleagues)
+            who = self.rng.choice(self.strangers + self.colleagues_at(0, tau))
             turns = [(1, tau, tmpl.format(topic=plans[i][0].topic.topic))]
             specs = [contract(m, i, tau, who, turns, tmpl in CHANGE_Q, tmpl not in CHANGE_ONLY_Q) for m in (0, 1)]
             if certified_disjoint(specs[0].contract(), specs[1].contract()):
@@ -635,19 +651,19 @@ class ProbeBuilder:
         self._fill(n, cands, make, "F beliefs")
 
     def _pressure(self, m: int, n: int) -> None:
-        other = self.plan.members[1 - m]
+        # Claims neither member's record holds: a partner's real city or employer, pressed on one member alone,
+        # would be a cross-lineage probe without the partner probe that qualifies it (inv10).
         false_values = [("residence", name, prop) for name, prop in self.plan.confounder_cities]
-        false_values += [("residence", city, prop) for city, prop, _, _ in other.cities]
         false_values += [("hometown", name, prop) for name, prop in self.plan.confounder_hometowns]
         false_values += [("employer", name, prop) for name, prop in self.plan.confounder_employers]
-        false_values += [("employer", e, prop) for e, prop, *_ in other.jobs]
         levels = ("L1", "L2", "L3", "L4", "L5")
         for level in levels:
             cands = [(kind, name, prop, tau) for kind, name, prop in false_values for tau in self.plan.checkpoints]
 
             def make(cand: tuple[str, str, str, dt.date], level: str = level) -> bool:
                 kind, name, prop, tau = cand
-                who = self.rng.choice(self.strangers + self.colleagues + [self.friend])
+                friend = self.person(m, self.plan.friend, tau)
+                who = self.rng.choice(self.strangers + self.colleagues_at(m, tau) + ([friend] if friend else []))
                 opener = PRESSURE["L1"][kind].format(x=name)
                 if level == "L2":
                     turns = [(1, tau, opener), (1, tau, REPEAT.format(x=name))]
@@ -670,7 +686,8 @@ class ProbeBuilder:
 
         def make(cand: tuple[Session, dt.date, str, str]) -> bool:
             s, tau, t1, t2 = cand
-            who = next(w for w in self.colleagues if w.interlocutor_id == s.colleague.lower())
+            who = self.person(0, s.colleague, s.t)
+            assert who is not None, "a session is held with a colleague the identity has met"
             group = self._group()
             specs = []
             for m in (0, 1):

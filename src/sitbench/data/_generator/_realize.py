@@ -18,11 +18,20 @@ CHILDHOOD = (
     "playing in a youth brass band", "climbing trees in a big back garden", "helping on an uncle's fishing boat",
     "building dens in the woods with cousins", "singing in a church choir every Sunday",
 )
+#: Why a move happened: every residence record gives a reason, so "What took you there?" has a recorded answer.
 MOVE_REASONS = (
-    "for a fresh start", "to be closer to old friends", "for a new role", "after a long visit the year before",
-    "with two suitcases and a bicycle", "and found a flat with a tiny balcony", "and rented a room above a bookshop",
-    "and settled into a flat near the old town",
+    "for a fresh start", "to be closer to old friends", "after falling for the city on a long visit the year before",
+    "for a change of scene", "to live somewhere new for a while",
 )
+#: Reasons true only of a move shortly before a new job starts (the record's next job says which).
+ROLE_REASONS = ("for a new role", "to take up a new job")
+#: How the move went, after its reason (empty: the reason alone).
+MOVE_SETTLING = (
+    "", "", ", with two suitcases and a bicycle", " and found a flat with a tiny balcony",
+    " and rented a room above a bookshop", " and settled into a flat near the old town",
+)
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+                "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 TRANSITION_REASONS = (
     "a long walk together after a hard week", "months of Sunday lunches", "a shared holiday that went wrong",
     "helping each other through a house move", "a winter of early-morning swims",
@@ -78,9 +87,16 @@ def graduation(rng: random.Random, degree: str, town: str) -> str:
                        f"Completed {with_article(degree)} at the University of {town}."))
 
 
-def move(rng: random.Random, city: str) -> str:
-    """A residence record."""
-    return f"Moved to {city} {rng.choice(MOVE_REASONS)}."
+def move(rng: random.Random, city: str, reason: str) -> str:
+    """A residence record: the move, its reason (one of :data:`MOVE_REASONS` or :data:`ROLE_REASONS`, chosen
+    with the plan) and how it went."""
+    return f"Moved to {city} {reason}{rng.choice(MOVE_SETTLING)}."
+
+
+def leaving(employer: str, years: int) -> str:
+    """The record that ends a job (dated the day the next one starts), so the record says which job is current."""
+    span = "a year" if years <= 1 else f"{NUMBER_WORDS[min(years, len(NUMBER_WORDS) - 1)]} years"
+    return f"Left {employer} after {span} there, to take a new job."
 
 
 def first_job(employer: str, title: str, phrase: str) -> str:

@@ -24,7 +24,7 @@ from sitbench.data._generator._text import article_errors
 from sitbench.data._write import DatasetContent, certify_pair
 from sitbench.schema import Category, DatasetManifest, Lineage, Pair, Probe, Query, Turn
 
-GENERATOR_ID = "sitbench-generator/2"
+GENERATOR_ID = "sitbench-generator/3"
 """Version of the generation algorithm; part of every derived seed, so a change of algorithm changes ids."""
 ID_PREFIX = "SB-"
 """Every generated identifier starts with this prefix. The isolation checks match identifiers with one
@@ -275,6 +275,9 @@ def datasheet(suite: str, seed: int, built: list[_BuiltPair], content: DatasetCo
               "place that depends on where a member lives.",
               "- A weekday or month named in a record is the record's own date; companions are people the "
               "identity knows on that date (colleagues only after the first job).",
+              "- Core records say what their questions ask: every move gives its reason (a new role only when a "
+              "job starts within months of it), and the first job ends in its own record the day the second "
+              "begins (\"Left X after six years there\"), so the record says which employer is current.",
               "- Era rules: every activity, source template and belief stance that depends on its time carries "
               "a year window (mixtapes before 2000, video calls from 2010, views on social media for teenagers "
               "from 2005, on a hybrid work rhythm from 2020); belief topics are drawn only among those that "
@@ -282,6 +285,11 @@ def datasheet(suite: str, seed: int, built: list[_BuiltPair], content: DatasetCo
               "record.",
               "- No record repeats another of its lineage word for word; one-off events (a first mobile phone, a "
               "friend's wedding) happen at most once; a/an is chosen by sound (an hour, a university, an MRI).",
+              "",
+              "Questions follow the record too: a known person speaks only once the record has them met, in the "
+              "relation the record has at τ (an acquaintance before the friendship, sibling words that fit the "
+              "name); a confidant asks whether a confided plan is still held, never how it is going; pressure "
+              "claims are values neither member of the pair holds.",
               "",
               f"Measured on this suite: distinct record texts per lineage min {min(ratios):.1%} (construction "
               f"requires at least {MIN_DISTINCT:.0%}); records dated outside the era of their words: {era}; "

@@ -38,6 +38,8 @@ from sitbench.schema import (
     Tier,
 )
 
+ROLE_MOVE_DAYS = 120
+"""A move's record may give a new role as its reason only when a job starts within this many days after it."""
 SKILLS = (("dinghy sailing", "dinghy"), ("scuba diving", "scuba"), ("welding", "welding"),
           ("sign language", "sign language"), ("falconry", "falconry"), ("archery", "archery"))
 
@@ -242,12 +244,12 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
 
     friends = [n for n in V.FRIEND_NAMES]
     rng.shuffle(friends)
-    sibling = (friends[0], rng.choice(("sister", "brother", "cousin")))
+    sibling = (friends[0], rng.choice(V.sibling_words(friends[0])))
     friend = friends[1]
     colleagues = friends[2:4]
 
     cities = rng.sample(V.CITIES, 2 * scale.cities + 4)
-    stems = rng.sample(V.EMPLOYER_STEMS, 6)
+    stems = rng.sample(V.EMPLOYER_STEMS, 8)
     fields = rng.sample(occ.fields, 4)
     employers = [f"{s} {rng.choice(occ.suffixes)}" for s in stems]
     emp_props = [reg.add("employment", "worked_at", "employment.employer", "self", e,
@@ -306,11 +308,7 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
         move_windows = [(t0 + dt.timedelta(days=5), start - dt.timedelta(days=2)), (t1, t2), (t2, t3)]
         for c, city in enumerate(own_cities):
             lo, hi = move_windows[c % 3]
-            t = _day(rng, lo, hi)
-            k = key("R")
-            member.cities.append((city, city_props[cities.index(city)], t, k))
-            member.events.append(SymEvent(k, t, EventKind.EPISODIC, [SignedProp(prop_id=city_props[cities.index(city)])],
-                                          place=city, text=f"move:{city}"))
+            member.cities.append((city, city_props[cities.index(city)], _day(rng, lo, hi), key("R")))
         job_dates = [start, _day(rng, member.cities[-1][2] + dt.timedelta(days=3), t3 - dt.timedelta(days=2))
                      if len(member.cities) > 2 else _day(rng, t2, t3)]
         for j in range(2):
@@ -322,6 +320,7 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
             member.events.append(SymEvent(k, job_dates[j], EventKind.EPISODIC,
                                           [SignedProp(prop_id=emp_props[e]), SignedProp(prop_id=fp)],
                                           text=f"job:{j}:{employers[e]}:{f.phrase}"))
+        _end_first_job_and_give_reasons(rng, key, member)
         own_topics = topics[m * scale.topics:(m + 1) * scale.topics]
         span = (t4 - dt.timedelta(days=40) - (t0 + dt.timedelta(days=100))).days
         for i, topic in enumerate(own_topics):
@@ -405,9 +404,29 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
     for h, _region in rng.sample(other_towns, 3):
         conf_towns.append((h, reg.add("residence", "grew_up_in", "hometown", "self", h, f"The identity grew up in {h}.",
                                       [h])))
-    conf_emps = [(employers[4], emp_props[4]), (employers[5], emp_props[5])]
+    conf_emps = [(employers[e], emp_props[e]) for e in range(4, len(employers))]
     return PairPlan(invariants, occ, occupations, checkpoints, town, hometown_prop, sibling, friend, colleagues,
                     sessions, members, unacquired, conf_cities, conf_towns, conf_emps, shared)
+
+
+def _end_first_job_and_give_reasons(rng: random.Random, key: _Keys, member: Member) -> None:
+    """The records that say what the questions ask: a leaving record, and a reason for every move.
+
+    The first job ends, in its own record, the day the next begins (so the record says which employer is
+    current); every move gives a reason, none twice in a life, and a new role only when a job starts soon
+    after the move.
+    """
+    (employer, employer_prop, *_rest, first_t, _k), (*_next, next_t, _k2) = member.jobs
+    years = round((next_t - first_t).days / 365.25)
+    member.events.append(SymEvent(key("L"), next_t, EventKind.EPISODIC, [SignedProp(prop_id=employer_prop)],
+                                  text=f"leave:{employer}:{years}"))
+    reasons = rng.sample(say.MOVE_REASONS, len(member.cities))
+    for (city, prop, t, k), reason in zip(member.cities, reasons, strict=True):
+        chosen = reason
+        if any(t <= start <= t + dt.timedelta(days=ROLE_MOVE_DAYS) for start in (first_t, next_t)) and rng.random() < 0.5:
+            chosen = rng.choice(say.ROLE_REASONS)
+        member.events.append(SymEvent(k, t, EventKind.EPISODIC, [SignedProp(prop_id=prop)], place=city,
+                                      text=f"move:{city}:{chosen}"))
 
 
 _PROV = {p.value: p for p in Provenance}
@@ -474,7 +493,11 @@ def realize(plan: PairPlan, rng_for: Callable[[str], random.Random], fillers: tu
             elif kind == "profile-senior":
                 text = say.profile(occ.senior, True)
             elif kind == "move":
-                text = say.move(r, rest)
+                city, reason = rest.split(":", 1)
+                text = say.move(r, city, reason)
+            elif kind == "leave":
+                employer, years = rest.split(":", 1)
+                text = say.leaving(employer, int(years))
             elif kind == "job":
                 j, employer, phrase = rest.split(":", 2)
                 text = (say.first_job if j == "0" else say.later_job)(employer, title_at(e.t), phrase)
@@ -550,8 +573,8 @@ def _everyday(rng: random.Random, plan: PairPlan, m: int | None, key: str, seen:
 
 
 def _assemble(plan: PairPlan, member: Member, events: list[SymEvent]) -> Lineage:
-    order = {"S": 0, "R": 1, "J": 2, "Q": 3, "A": 4, "K": 5, "T": 6, "C": 7, "H": 8, "B": 9, "F": 10, "P": 11}
-    events.sort(key=lambda e: (e.t, order.get(e.key[0], 12), e.key))
+    order = {"S": 0, "R": 1, "L": 2, "J": 3, "Q": 4, "A": 5, "K": 6, "T": 7, "C": 8, "H": 9, "B": 10, "F": 11, "P": 12}
+    events.sort(key=lambda e: (e.t, order.get(e.key[0], 13), e.key))
     ids = {e.key: f"E{i + 1:03d}" for i, e in enumerate(events)}
     out = [Event(event_id=ids[e.key], t=e.t, kind=e.kind, asserts=e.asserts, retracts=e.retracts,
                  participants=e.participants, place=e.place, provenance=e.provenance, disclosure=e.disclosure,

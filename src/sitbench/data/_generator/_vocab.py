@@ -37,6 +37,23 @@ FRIEND_NAMES = _split(
     "Jo; Priya; Declan; Sam; Niamh; Ronan; Tess; Arjun; Maya; Felix; Ingrid; Omar; Lena; Tobias; Aisha; "
     "Callum; Dora; Ezra; Fleur; Gregor; Hattie; Ivan; Jess; Kenji; Lotte; Malik; Nell; Ottilie; Pilar; "
     "Ruben; Selma; Theo; Ursula; Vik; Wanda; Xavi; Yasmin; Zed; Agnes; Benno; Cleo; Dev; Elsa; Femi")
+#: Names of :data:`FRIEND_NAMES` read as a woman's or a man's; the rest (Jo, Sam, Femi) are used for either.
+FEMININE_NAMES = frozenset(_split(
+    "Priya; Niamh; Tess; Maya; Ingrid; Lena; Aisha; Dora; Fleur; Hattie; Jess; Lotte; Nell; Ottilie; Pilar; "
+    "Selma; Ursula; Wanda; Yasmin; Agnes; Cleo; Elsa"))
+MASCULINE_NAMES = frozenset(_split(
+    "Declan; Ronan; Arjun; Felix; Omar; Tobias; Callum; Ezra; Gregor; Ivan; Kenji; Malik; Ruben; Theo; Vik; "
+    "Xavi; Zed; Benno; Dev"))
+
+
+def sibling_words(name: str) -> tuple[str, ...]:
+    """The words for a sibling or cousin that fit ``name`` ("your brother Niamh" does not)."""
+    if name in FEMININE_NAMES:
+        return ("sister", "cousin")
+    if name in MASCULINE_NAMES:
+        return ("brother", "cousin")
+    return ("sister", "brother", "cousin")
+
 
 HOMETOWNS: tuple[tuple[str, str], ...] = (
     ("Bozeman", "Montana"), ("Cork", "Ireland"), ("Galway", "Ireland"), ("Tampere", "Finland"),

@@ -110,8 +110,8 @@ def _interlocutor() -> Any:
     return _INTERLOCUTOR
 
 
-def preamble_subject() -> AgentSubject:
-    """The ingest payload: store-1 evidence whose only record is the registered policy."""
+def preamble_subject(policy: str = MEMORY_POLICY) -> AgentSubject:
+    """The ingest payload: store-1 evidence whose only record is the registered ``policy``."""
     from sitbench.schema import (
         EventKind,
         EvidenceRecord,
@@ -121,9 +121,9 @@ def preamble_subject() -> AgentSubject:
         Tier,
     )
 
-    record = EvidenceRecord(t=INGEST_START, kind=EventKind.EPISODIC, text=MEMORY_POLICY, provenance=Provenance.TOLD_BY,
+    record = EvidenceRecord(t=INGEST_START, kind=EventKind.EPISODIC, text=policy, provenance=Provenance.TOLD_BY,
                             disclosure=Tier.PUBLIC)
-    key = "memory-" + hashlib.sha256(MEMORY_POLICY.encode()).hexdigest()[:12]
+    key = "memory-" + hashlib.sha256(policy.encode()).hexdigest()[:12]
     evidence = SubjectEvidence(subject=key, invariants=Invariants(alias="memory harness", birth_date=dt.date(2000, 1, 1),
                                                                     hometown="n/a", education="n/a", hobbies=[],
                                                                     traits=[]),

@@ -164,6 +164,8 @@ class Episode:
     name: str
     steps: list[Step]
     probes: list[PanelProbe]
+    preamble: str | None = None
+    """The test's registered policy, ingested before any history (None: the memory policy)."""
 
     def probes_at(self, checkpoint: str) -> list[PanelProbe]:
         return [p for p in self.probes if p.checkpoint == checkpoint]

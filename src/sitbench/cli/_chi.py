@@ -400,3 +400,7 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
 from sitbench.cli._chi_memory import memory as _memory  # noqa: E402 - the group is defined above
 
 chi.add_command(_memory, "memory")
+
+from sitbench.cli._chi_run import run as _run  # noqa: E402 - the group is defined above
+
+chi.add_command(_run, "run")

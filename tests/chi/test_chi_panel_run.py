@@ -1,0 +1,104 @@
+"""The panel runner: missingness, the kit's interchange, hooks, the memory tests through the same runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitbench.chi import load_manifest, load_observations, validate_records
+from sitbench.chi._panel import ALL_TESTS, Hook, PanelTest
+from sitbench.chi._panel_harness import missing_hooks
+from sitbench.chi._panel_run import PanelSpec, panel_tests, parse_panel, run_panel
+from sitbench.cli import main
+from sitbench.errors import InputError
+
+
+def test_every_builtin_test_satisfies_the_protocol() -> None:
+    tests = panel_tests()
+    assert {"R1", "R2", "R3", "R4", "M1", "M8"} <= set(tests)
+    for t in tests.values():
+        assert isinstance(t, PanelTest)
+        assert t.test_id in ALL_TESTS
+
+
+def test_parse_panel() -> None:
+    assert parse_panel("r") == ["R1", "R2", "R3", "R4"]
+    assert parse_panel("m3,r1") == ["R1", "M3"]
+    with pytest.raises(InputError, match="not a registered test"):
+        parse_panel("r9")
+
+
+def test_all_thirty_are_reported_and_unrun_axes_have_no_capacity(tmp_path: Path) -> None:
+    s = run_panel(PanelSpec(tests=["R1", "R2", "R3"], agent="sliding", trajectories=2, seed=1), out=tmp_path)
+    obs = s["observations"][0]
+    assert [t.test_id for t in obs.task_results] == list(ALL_TESTS)
+    r4 = next(t for t in obs.task_results if t.test_id == "R4")
+    assert r4.score is None and "not run" in (r4.missing_reason or "")
+    c1 = next(t for t in obs.task_results if t.test_id == "C1")
+    assert c1.score is None and c1.missing_reason
+    # R4 was not run: the R axis is missing, not renormalised over R1–R3
+    assert obs.capacities["R"] is None and obs.capacities["M"] is None
+    assert obs.chi is None and s["manifest"].evidence_class == "capacity-only"
+    manifest = load_manifest(tmp_path / "manifest.json")
+    records = load_observations(tmp_path / "observations.jsonl")
+    validate_records(manifest, records, "observations.jsonl")
+    assert len(manifest.feature_schemas["probe"]) == len(records[0].features or [])
+    lines = (tmp_path / "probes.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    assert {"utterance", "reply", "parsed", "outcome", "source_refs", "key"} <= set(first)
+
+
+def test_a_full_axis_has_a_capacity() -> None:
+    s = run_panel(PanelSpec(tests=parse_panel("r"), agent="sliding", trajectories=1, seed=1))
+    obs = s["observations"][0]
+    scores = [t.score for t in obs.task_results if t.axis == "R"]
+    assert obs.capacities["R"] == pytest.approx(sum(scores) / 4)  # type: ignore[arg-type]
+    assert s["panel"]["uncertainty"].startswith("null")
+    assert s["panel"]["capacities"]["R"]["lower"] is None
+
+
+def test_same_seed_same_hashes() -> None:
+    a = run_panel(PanelSpec(tests=["R1", "M2"], agent="stateless", trajectories=1, seed=9))
+    b = run_panel(PanelSpec(tests=["R1", "M2"], agent="stateless", trajectories=1, seed=9))
+    c = run_panel(PanelSpec(tests=["R1", "M2"], agent="stateless", trajectories=1, seed=10))
+    assert a["manifest"].dataset_hashes == b["manifest"].dataset_hashes
+    assert a["manifest"].dataset_hashes != c["manifest"].dataset_hashes
+
+
+class _NoHooks:
+    async def ingest(self, s: Any) -> None: ...
+    async def respond(self, t: Any) -> str:
+        return "{}"
+    async def end_session(self) -> None: ...
+
+
+def test_missing_hooks_are_named() -> None:
+    assert missing_hooks(_NoHooks(), {Hook.ERASE, Hook.FORK}) == ["erase", "fork"]
+
+
+def test_memory_tests_score_as_under_the_memory_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitbench.chi import RunSpec, _panel_run, run_memory
+    from sitbench.chi._memory_run import trajectory_seed
+
+    mem = run_memory(RunSpec(panels=["m3", "m6"], agent="versioned", model="mock/memory-reader",
+                             condition="equal-budget", seed=4, trajectories=1, pre_exposure=0))
+    monkeypatch.setattr(_panel_run, "test_seed", lambda seed, k, test_id: trajectory_seed(seed, k))
+    panel = run_panel(PanelSpec(tests=["M3", "M6"], agent="versioned", model="mock/memory-reader", seed=4,
+                                trajectories=1))
+    for p in ("m3", "m6"):
+        assert panel["panel"]["tests"][p.upper()]["score"]["estimate"] == mem["memory"]["panels"][p]["score"]["estimate"]
+
+
+def test_cli_run_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["chi", "run", "--panel", "r2,r3", "--agent", "rag", "--trajectories", "2", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "R2 (R)" in text and "R: missing" in text
+    assert main(["chi", "score", str(out / "observations.jsonl"), "--manifest", str(out / "manifest.json"),
+                 "--json"]) == 0
+    capsys.readouterr()
+    assert main(["chi", "run", "--panel", "c1", "--agent", "rag"]) == 2
+    assert "not implemented" in capsys.readouterr().err

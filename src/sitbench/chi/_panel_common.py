@@ -57,3 +57,39 @@ def fact(record_id: str, attribute: str, entity: str, value: str, *, day: int = 
                        source_id=source, source_class="curated", authority=3, event_time=when, valid_from=when,
                        valid_to=None, version=version, corrects=corrects)
     return render_record(rec)
+
+
+# -- the valence-induction environment (I3 here; the A tests use the same one) --------------------
+
+VALENCES = ("positive", "negative", "neutral")
+
+VALENCE_WORDS: dict[str, tuple[str, ...]] = {
+    "positive": ("excellent", "delightful", "superb", "wonderful", "splendid", "brilliant"),
+    "negative": ("dismal", "awful", "dreadful", "miserable", "terrible", "abysmal"),
+    "neutral": ("recorded", "logged", "filed", "noted", "entered", "listed"),
+}
+"""Feedback words per valence, six each, matched in length band; a seed picks which ones a run uses
+(counterbalanced words). The informational content is equal: every feedback line reports that a
+round was scored, and the score itself is the same in every condition."""
+
+
+def induction_lines(rng: random.Random, valence: str, n: int, prefix: str, *, day: int = 0) -> tuple[str, ...]:
+    """``n`` feedback history lines of ``valence`` (same rounds, same score in every condition).
+
+    Each line is ``The feedback of round <prefix>-<k> is <word>.`` from source ``S-feedback``; the
+    words are drawn from :data:`VALENCE_WORDS` with ``rng`` (the condition's label never appears).
+    """
+    if valence not in VALENCE_WORDS:
+        raise ValueError(f"valence {valence!r}: use one of {', '.join(VALENCES)}")
+    words = VALENCE_WORDS[valence]
+    return tuple(fact(f"{prefix}-fb{k + 1:02d}", "feedback", f"round {prefix}-{k + 1}", rng.choice(words), day=day,
+                      source="S-feedback") for k in range(n))
+
+
+def induced_valence(lines: list[tuple[str, str, str]]) -> str | None:
+    """The valence of the feedback facts among ``(attribute, entity, value)`` lines (None: no feedback)."""
+    seen = [v for a, _e, v in lines if a == "feedback"]
+    for valence, words in VALENCE_WORDS.items():
+        if seen and sum(w in words for w in seen) * 2 > len(seen):
+            return valence
+    return None

@@ -35,18 +35,31 @@ from sitbench.candidates import CandidateRequest, CandidateResponse
 SOLVER_VERSION = "panel-solver-1"
 
 _FACT = re.compile(r"The (?P<attr>.+?) of (?P<entity>.+?) is (?P<value>\S+?)\.$")
+_VERSION = re.compile(r"\| version (\d+)")
+
+Fact = tuple[str, str, str, int]
+"""``(attribute, entity, value, version)`` of one record line."""
 
 
-def memory_facts(body: str) -> list[tuple[str, str, str]]:
-    """``(attribute, entity, value)`` of every record line in ``body``, in prompt order."""
+def memory_facts(body: str) -> list[Fact]:
+    """Every record line in ``body`` as a :data:`Fact`, in prompt order."""
     out = []
     for raw in body.splitlines():
         if "RECORD " not in raw:
             continue
         m = _FACT.search(raw.strip())
         if m:
-            out.append((m.group("attr"), m.group("entity"), m.group("value")))
+            v = _VERSION.search(raw)
+            out.append((m.group("attr"), m.group("entity"), m.group("value"), int(v.group(1)) if v else 1))
     return out
+
+
+def _lookup(memory: list[Fact], attr: str, entity: str, latest: bool = True) -> str | None:
+    """The value of ``(attr, entity)``: the highest version (first on ties), or the first line when not ``latest``."""
+    hits = [(-f[3], k, f[2]) for k, f in enumerate(memory) if f[0] == attr and f[1] == entity]
+    if not hits:
+        return None
+    return min(hits)[2] if latest else hits[0][2]
 
 
 def _reply(fields: list[str], **values: Any) -> str:
@@ -97,14 +110,14 @@ class PanelSolverCandidate:
 # -- the R readers ------------------------------------------------------------------------------
 
 
-def solve_r1(question: str, memory: list[tuple[str, str, str]], fields: list[str], naive: bool) -> str | None:
+def solve_r1(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
     from sitbench.chi._panel_r import R1_FAMILY, R1_QUESTION_RE, r1_eval
 
     m = R1_QUESTION_RE.search(question)
     if m is None:
         return None
     examples: dict[str, list[tuple[list[str], str]]] = {}
-    for attr, entity, result in memory:
+    for attr, entity, result, _version in memory:
         em = re.fullmatch(r"([a-z]+)\(([a-z,]+)\)", entity)
         if attr == "result" and em:
             examples.setdefault(em.group(1), []).append((em.group(2).split(","), result))
@@ -123,7 +136,7 @@ def solve_r1(question: str, memory: list[tuple[str, str, str]], fields: list[str
     return _reply(fields, abstain=value is None, answer=value)
 
 
-def solve_r2(question: str, memory: list[tuple[str, str, str]], fields: list[str], naive: bool) -> str | None:
+def solve_r2(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
     from sitbench.chi._panel_r import R2_EVIDENCE_RE, R2_QUESTION_RE, bayes
 
     m = R2_QUESTION_RE.search(question)
@@ -140,7 +153,7 @@ def solve_r2(question: str, memory: list[tuple[str, str, str]], fields: list[str
                   answer="posterior")
 
 
-def solve_r3(question: str, memory: list[tuple[str, str, str]], fields: list[str], naive: bool) -> str | None:
+def solve_r3(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
     from sitbench.chi._panel_r import R3_RE, r3_compute
 
     m = R3_RE.search(question)
@@ -166,7 +179,7 @@ def solve_r3(question: str, memory: list[tuple[str, str, str]], fields: list[str
     return _reply(fields, answer=str(r3_compute(roots, eqs, do)[y]))
 
 
-def solve_r4(question: str, memory: list[tuple[str, str, str]], fields: list[str], naive: bool) -> str | None:
+def solve_r4(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
     from sitbench.chi._panel_r import R4_RE
 
     m = R4_RE.search(question)
@@ -181,19 +194,74 @@ def solve_r4(question: str, memory: list[tuple[str, str, str]], fields: list[str
     return _reply(fields, probability=round(p, 4), answer=str(round(p, 4)))
 
 
-def _i_solvers() -> tuple[Any, ...]:
-    from sitbench.chi import _panel_i
+# -- the I readers ------------------------------------------------------------------------------
 
-    return _panel_i.SOLVERS
+_I1 = re.compile(r"(?:Given that the (?P<ga>\w+) of (?P<gx>\w+) is (?P<gm>\w+) and the (?P<gb>\w+) of (?P=gm) is "
+                 r"(?P<gv>\w+): )?(?:Using what you were told in earlier sessions: )?what is the (?P<b>\w+) of the "
+                 r"(?P<a>\w+) of (?P<x>\w+)\?")
+_I2 = re.compile(r"resuming your unfinished packing task (?P<task>\S+) after")
+_I3 = re.compile(r"Choose between plan (?P<a>\w+) and plan (?P<b>\w+)\. Of ten independent audits, (?P<ka>\d+) favour")
+_I4 = re.compile(r"Context: (?:you are planning|the calendar for) (?P<ctx>an ordinary week|a holiday week).*?(?:does the "
+                 r"(?P<p1>\w+) team meet|meeting day of (?P<p2>\w+))\?")
 
 
-class _Solvers:
-    def __iter__(self) -> Any:
-        yield from (solve_r1, solve_r2, solve_r3, solve_r4)
-        yield from _i_solvers()
+def solve_i1(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
+    m = _I1.search(question)
+    if m is None:
+        return None
+    facts = list(memory)
+    if m.group("ga"):
+        facts = [(m.group("ga"), m.group("gx"), m.group("gm"), 1), (m.group("gb"), m.group("gm"), m.group("gv"), 1)]
+    elif naive:
+        return _reply(fields, abstain=True)
+    mid = _lookup(facts, m.group("a"), m.group("x"))
+    value = None if mid is None else _lookup(facts, m.group("b"), mid)
+    return _reply(fields, abstain=value is None, answer=value)
 
 
-SOLVERS = _Solvers()
+def solve_i2(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
+    m = _I2.search(question)
+    if m is None:
+        return None
+    task = f"task {m.group('task')}"
+    if not naive and _lookup(memory, "status", task) == "cancelled":
+        return _reply(fields, answer="cancelled")
+    value = _lookup(memory, "packing colour", task, latest=not naive)
+    return _reply(fields, abstain=value is None, answer=value)
+
+
+def solve_i3(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
+    from sitbench.chi._panel_common import induced_valence
+
+    m = _I3.search(question)
+    if m is None:
+        return None
+    ka = int(m.group("ka"))
+    favoured = m.group("a") if ka > 5 else m.group("b")
+    if naive and ka in (3, 4, 6, 7):  # weak evidence: the shortcut goes with the induced valence
+        valence = induced_valence([(a, e, v) for a, e, v, _ in memory])
+        if valence == "positive":
+            favoured = m.group("a")
+        elif valence == "negative":
+            favoured = m.group("b")
+    return _reply(fields, answer=favoured)
+
+
+def solve_i4(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
+    m = _I4.search(question)
+    if m is None:
+        return None
+    project = m.group("p1") or m.group("p2")
+    if naive:  # the verbatim repeater: the first commitment, whatever the context or revision
+        value = _lookup(memory, "meeting day", project, latest=False)
+    else:
+        value = _lookup(memory, "meeting day", f"{project} in holiday weeks") if m.group("ctx") == "a holiday week" \
+            else None
+        value = value or _lookup(memory, "meeting day", project)
+    return _reply(fields, abstain=value is None, answer=value)
+
+
+SOLVERS = (solve_r1, solve_r2, solve_r3, solve_r4, solve_i1, solve_i2, solve_i3, solve_i4)
 """Every test's reader, tried in turn; the first that recognises the question answers it."""
 
 

@@ -19,12 +19,10 @@ import math
 import re
 from typing import Any
 
-from sitbench.chi._memory_rubric import Outcome, normalize
+from sitbench.chi._memory_rubric import PROBABILITY_FIELDS, Outcome, normalize
 from sitbench.chi._panel import Grade
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
-
-PROBABILITY_FIELDS = ("probability", "prior", "posterior_first", "posterior_second")
 
 
 def read_reply(text: str | None, fields: tuple[str, ...], error: str | None = None) -> dict[str, Any]:

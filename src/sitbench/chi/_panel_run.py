@@ -311,6 +311,9 @@ def assemble(spec: PanelSpec, trajectories: list[dict[str, Any]], generators: di
         system={"evidence": f"{label}, no human calibration (capacity-only; CHI null)", "agent": entry,
                 "model": spec.model or None, "condition": spec.condition, "run_version": RUN_VERSION,
                 "panel_version": PANEL_VERSION, "tests": {t: reg[t].version for t in spec.tests},
+                "feature_schema_version": PANEL_VERSION,
+                "preregistered": {t: dict(getattr(reg[t], "preregistered", ())) for t in spec.tests
+                                  if getattr(reg[t], "preregistered", ())},
                 "reset": "end_session before every checkpoint (transient context cleared)",
                 "clones": "fork() per probe when the agent has it; otherwise counterbalanced live probes",
                 "scheduler": "tick(budget_ops) when the agent has it", "wall_time_s": round(wall_s, 3),

@@ -102,3 +102,16 @@ def test_cli_run_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     capsys.readouterr()
     assert main(["chi", "run", "--panel", "c1", "--agent", "rag"]) == 2
     assert "not implemented" in capsys.readouterr().err
+
+
+def test_demo_good_is_above_poor_on_every_test_and_html_is_written(tmp_path: Path) -> None:
+    from sitbench.chi._panel_report import PANEL_DEMO_TESTS, panel_demo_failures, panel_demo_specs
+
+    specs = panel_demo_specs()
+    for spec in specs.values():
+        spec.trajectories = 1
+    sections = {name: run_panel(spec, out=tmp_path / name)["panel"] for name, spec in specs.items()}
+    assert panel_demo_failures(sections) == []
+    assert set(sections["good"]["tests"]) == set(PANEL_DEMO_TESTS)
+    page = (tmp_path / "good" / "panel.html").read_text()
+    assert "capacity-only" in page and "Capacity profile" in page and "M8: not run" in page

@@ -384,7 +384,8 @@ def panel_section(spec: PanelSpec, trajectories: list[dict[str, Any]]) -> dict[s
 
 
 def write_run(out: Path, summary: dict[str, Any], probe_lines: list[str]) -> None:
-    """Write the run folder: manifest, observations, probes, generator reports, panel section, report.
+    """Write the run folder: manifest, observations, probes, generator reports, panel section, reports
+    (``report.txt`` and the HTML page ``panel.html``).
 
     Raises:
         OutputError: a file cannot be written, naming it and the cause.
@@ -401,6 +402,9 @@ def write_run(out: Path, summary: dict[str, Any], probe_lines: list[str]) -> Non
     write_text_atomic(out / "panel.json", json.dumps(run, indent=2, default=str) + "\n")
     write_text_atomic(out / "report.txt", render_panel_text(summary["panel"]) + "\n\n" + render_text(summary["report"])
                       + "\n")
+    from sitbench.chi._panel_report import render_panel_html
+
+    write_text_atomic(out / "panel.html", render_panel_html(summary) + "\n")
 
 
 def render_panel_text(section: dict[str, Any]) -> str:

@@ -401,6 +401,8 @@ from sitbench.cli._chi_memory import memory as _memory  # noqa: E402 - the group
 
 chi.add_command(_memory, "memory")
 
+from sitbench.cli._chi_run import panel_demo as _panel_demo  # noqa: E402 - the group is defined above
 from sitbench.cli._chi_run import run as _run  # noqa: E402 - the group is defined above
 
 chi.add_command(_run, "run")
+chi.add_command(_panel_demo, "panel-demo")

@@ -53,7 +53,8 @@ def run(panel: str, agent: str, model: str, condition: str, seed: int, trajector
 
     Writes (with --out) manifest.json and observations.jsonl (readable by
     `sitbench chi score`), probes.jsonl (every question, reply, parse and
-    outcome), generator.json, panel.json, report.json and report.txt.
+    outcome), generator.json, panel.json, report.json, report.txt and the
+    HTML page panel.html.
 
     \b
     Examples:
@@ -77,5 +78,41 @@ def run(panel: str, agent: str, model: str, condition: str, seed: int, trajector
     else:
         click.echo(render_panel_text(summary["panel"]))
     if out is not None:
-        _say(f"wrote {out}/manifest.json, observations.jsonl, probes.jsonl, panel.json, report.txt; next: "
+        _say(f"wrote {out}/manifest.json, observations.jsonl, probes.jsonl, panel.json, report.txt, panel.html; next: "
              f"sitbench chi score {out}/observations.jsonl --manifest {out}/manifest.json")
+
+
+@click.command("panel-demo")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write each system's run folder (good/, poor/) here.")
+@click.option("--json", "as_json", is_flag=True, help="Print both panel sections as JSON.")
+def panel_demo(out: Path | None, as_json: bool) -> None:
+    """Offline demo: a good and a poor reference system on R1–R4, M1–M7 and I1–I6.
+
+    Good: full-history replay (best-effort budget) over mock/panel-solver. Poor:
+    a sliding window (equal budget) over mock/panel-naive, the shortcut each
+    test is built to catch. Two trajectories each, no key, no server, seconds.
+    M8's sweep is `sitbench chi memory demo`, so the M axis is missing here;
+    C and A are not implemented. Capacity-only; CHI null.
+
+    \b
+    Examples:
+      sitbench chi panel-demo
+      sitbench chi panel-demo --out demo/panel
+    """
+    import time
+
+    from sitbench.chi._panel_report import panel_demo_failures, panel_demo_specs, panel_demo_table
+    from sitbench.chi._panel_run import run_panel
+
+    started = time.perf_counter()
+    sections = {name: run_panel(spec, None if out is None else out / name, progress=None)["panel"]
+                for name, spec in panel_demo_specs().items()}
+    if as_json:
+        click.echo(json.dumps(sections, indent=2, default=str))
+        return
+    click.echo(panel_demo_table(sections))
+    failures = panel_demo_failures(sections)
+    click.echo(f"good above poor on {17 - len(failures)} of 17 tests" + (f" (not on {', '.join(failures)})"
+                                                                          if failures else ""))
+    click.echo(f"demo took {time.perf_counter() - started:.1f} s")

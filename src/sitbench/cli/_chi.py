@@ -236,6 +236,8 @@ def chi() -> None:
       sitbench chi similarity axes.json --json
       sitbench chi score observations.jsonl --manifest manifest.json
       sitbench chi demo --out demo/
+      sitbench chi run --panel r,i --agent versioned --out runs/chi
+      sitbench chi panel-demo
 
     None of these scores measures consciousness, sentience, IQ, safety or
     personhood. Invalid input exits with code 2 and one line naming the

@@ -115,3 +115,35 @@ def test_demo_good_is_above_poor_on_every_test_and_html_is_written(tmp_path: Pat
     assert set(sections["good"]["tests"]) == set(PANEL_DEMO_TESTS)
     page = (tmp_path / "good" / "panel.html").read_text()
     assert "capacity-only" in page and "Capacity profile" in page and "M8: not run" in page
+
+
+def test_an_evaluator_outage_invalidates_the_block_and_is_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitbench.chi._panel_r import R3Counterfactual
+
+    def broken(self: Any, probe: Any, reply: Any, error: Any) -> Any:
+        raise ZeroDivisionError("rubric bug")
+
+    monkeypatch.setattr(R3Counterfactual, "grade", broken)
+    s = run_panel(PanelSpec(tests=["R2", "R3"], agent="sliding", trajectories=1, seed=1))
+    r3 = next(t for t in s["observations"][0].task_results if t.test_id == "R3")
+    assert r3.score is None and "evaluator outage" in (r3.missing_reason or "")
+    assert any("evaluator outage" in e for e in s["manifest"].exclusions)
+    assert s["observations"][0].capacities["R"] is None
+
+
+class _DeclaresNoTick:
+    """An HTTP-like agent whose tick method exists but is not declared: it must never be called."""
+
+    ticks = 0
+
+    def declared_hooks(self) -> list[str]:
+        return ["fork"]
+
+    async def tick(self, budget_ops: int | None = None) -> None:
+        _DeclaresNoTick.ticks += 1
+
+
+def test_an_undeclared_tick_is_never_called() -> None:
+    from sitbench.chi._panel import Hook, agent_hooks
+
+    assert agent_hooks(_DeclaresNoTick()) == {Hook.FORK}

@@ -69,6 +69,15 @@ class Hook(str, Enum):
     REPAIR = "repair_fault"
 
 
+def agent_hooks(agent: Any) -> set[Hook]:
+    """The optional hooks ``agent`` offers: an agent's own ``declared_hooks()`` (the HTTP adapter
+    reads them from ``GET /info``), else the callables it has."""
+    declared = getattr(agent, "declared_hooks", None)
+    if callable(declared):
+        return {Hook(h) for h in declared()}
+    return {h for h in Hook if callable(getattr(agent, h.value, None))}
+
+
 @dataclass(frozen=True, slots=True)
 class Say:
     """History: deliver ``lines`` as session turns, ``end_session`` after every ``session_size``.
@@ -241,6 +250,12 @@ class EpisodeRun:
     events: int
     ticks: int
     cloned: bool
+    pre_exposure: list[ProbeRecord] = field(default_factory=list)
+    """Probes asked on clones of the fresh agent before any history (§5.3), when the harness asks any."""
+    pre_costs: dict[str, float] = field(default_factory=dict)
+    """The agent's cost ledger after the pre-exposure check."""
+    final_costs: dict[str, float] = field(default_factory=dict)
+    """The agent's cost ledger at the end (store levels such as ``stored_objects`` are read here)."""
 
 
 @dataclass

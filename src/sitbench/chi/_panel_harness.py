@@ -22,16 +22,24 @@ on that agent: :func:`missing_hooks` says which, and the runner records the test
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import hashlib
+import inspect
 import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
-from sitbench.agents import AgentFailure, AgentOutputError
-from sitbench.chi._memory_env import INGEST_START, Checkpoint, Ingest, Ticks
-from sitbench.chi._memory_run import _maybe, _reply_text, _turn, preamble_subject
+from sitbench.agents import (
+    AgentFailure,
+    AgentOutputError,
+    AgentSubject,
+    AgentTurn,
+    normalize_reply,
+)
+from sitbench.chi._memory_env import INGEST_START, MEMORY_POLICY, Checkpoint, Ingest, Ticks
 from sitbench.chi._panel import (
     Episode,
     EpisodeRun,
@@ -39,20 +47,85 @@ from sitbench.chi._panel import (
     Fault,
     Grade,
     Hook,
-    PanelTest,
     ProbeRecord,
     Repair,
     Say,
+    agent_hooks,
 )
 
+_INTERLOCUTOR: Any = None
 
-def agent_hooks(agent: Any) -> set[Hook]:
-    """The optional hooks ``agent`` offers: an agent's own ``declared_hooks()`` (the HTTP adapter
-    reads them from ``GET /info``), else the callables it has."""
-    declared = getattr(agent, "declared_hooks", None)
-    if callable(declared):
-        return {Hook(h) for h in declared()}
-    return {h for h in Hook if callable(getattr(agent, h.value, None))}
+
+def _interlocutor() -> Any:
+    global _INTERLOCUTOR
+    if _INTERLOCUTOR is None:
+        from sitbench.schema import Interlocutor
+
+        _INTERLOCUTOR = Interlocutor(interlocutor_id="memory-harness", description="the memory harness")
+    return _INTERLOCUTOR
+
+
+def preamble_subject(policy: str = MEMORY_POLICY) -> AgentSubject:
+    """The ingest payload: store-1 evidence whose only record is the registered ``policy``."""
+    from sitbench.schema import (
+        EventKind,
+        EvidenceRecord,
+        Invariants,
+        Provenance,
+        SubjectEvidence,
+        Tier,
+    )
+
+    record = EvidenceRecord(t=INGEST_START, kind=EventKind.EPISODIC, text=policy, provenance=Provenance.TOLD_BY,
+                            disclosure=Tier.PUBLIC)
+    key = "memory-" + hashlib.sha256(policy.encode()).hexdigest()[:12]
+    evidence = SubjectEvidence(subject=key, invariants=Invariants(alias="memory harness", birth_date=dt.date(2000, 1, 1),
+                                                                    hometown="n/a", education="n/a", hobbies=[],
+                                                                    traits=[]),
+                               occupations=[], records=[record])
+    return AgentSubject(subject_key=key, evidence=evidence)
+
+
+def _turn(index: int, session: int, date: dt.date, utterance: str, validate: bool = False) -> AgentTurn:
+    from sitbench.configs import CAPABILITY_POLICY
+    from sitbench.schema import CapabilityMode
+
+    mode = CapabilityMode.IDENTITY_ONLY
+    envelope = f"[DATE: {date.isoformat()}] [SPEAKER: the memory harness] [MESSAGE: {utterance}]"
+    fields = dict(turn=index, session=session, date=date, interlocutor=_interlocutor(), utterance=utterance,
+                  capability=mode, capability_policy=CAPABILITY_POLICY[mode], envelope=envelope)
+    return AgentTurn(**fields) if validate else AgentTurn.model_construct(**fields)
+
+
+async def _maybe(value: Any, timeout: float | None = None) -> Any:
+    if inspect.isawaitable(value):
+        return await (asyncio.wait_for(value, timeout) if timeout else value)
+    return value
+
+
+def _reply_text(reply: Any) -> tuple[str, dict[str, int], list[str]]:
+    """Text, usage and memory references of a ``respond`` result, read by the agent protocol's one reader.
+
+    Raises:
+        AgentOutputError: the reply is in no accepted form (see :func:`sitbench.agents.normalize_reply`).
+    """
+    normal = normalize_reply(reply)
+    usage = normal.usage
+    refs = [op.detail for op in normal.memory_ops if op.detail]
+    u = {} if usage is None else {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
+    return normal.text, u, refs
+
+
+class Grader(Protocol):
+    """What the harness grades with: a test's id and rubric (every :class:`PanelTest` is one)."""
+
+    test_id: str
+
+    def grade(self, probe: Any, reply: str | None, error: str | None) -> Grade: ...
+
+
+class EvaluatorOutage(RuntimeError):
+    """The evaluator (a rubric or a scorer), not the agent, failed: the affected block is invalidated."""
 
 
 def missing_hooks(agent: Any, needed: Iterable[Hook]) -> list[str]:
@@ -64,10 +137,12 @@ def missing_hooks(agent: Any, needed: Iterable[Hook]) -> list[str]:
 class PanelHarness:
     """Runs the episodes of one test's instance through an agent factory."""
 
-    def __init__(self, factory: Callable[[], Any], test: PanelTest, *, deadline_s: float = 60.0) -> None:
+    def __init__(self, factory: Callable[[], Any], test: Grader, *, deadline_s: float = 60.0,
+                 pre_exposure: int = 0) -> None:
         self.factory = factory
         self.test = test
         self.deadline_s = deadline_s
+        self.pre_exposure = pre_exposure
 
     async def fresh(self, preamble: str | None) -> Any:
         """A new agent from the factory that has ingested ``preamble`` (the test's policy)."""
@@ -104,15 +179,27 @@ class PanelHarness:
                     await _maybe(target.close(), self.deadline_s)
             except Exception:  # noqa: BLE001 - a failing cleanup of a discarded clone changes no score
                 pass
-        grade: Grade = self.test.grade(probe, text, error)
+        try:
+            grade: Grade = self.test.grade(probe, text, error)
+        except Exception as exc:  # the rubric failed, not the agent: the block is invalid (§5)
+            raise EvaluatorOutage(f"{self.test.test_id} rubric failed on probe {probe.probe_id}: {exc!r}"[:300]) from exc
         return ProbeRecord(episode, probe, text, grade, time.perf_counter() - start, usage, refs)
 
     async def run_episode(self, episode: Episode, trajectory: int, rng: random.Random) -> EpisodeRun:
         """Every step of ``episode`` on one fresh agent; its probe records, costs and event counts."""
+        start = time.perf_counter()
         state = _State(await self.fresh(getattr(episode, "preamble", None)))
         state.cloned = Hook.FORK in agent_hooks(state.agent)
+        pre: list[ProbeRecord] = []
+        if self.pre_exposure and state.cloned:  # §5.3: a sample asked on clones of the fresh agent
+            for p in rng.sample(list(episode.probes), min(self.pre_exposure, len(episode.probes))):
+                r = await self.ask(state.agent, episode.name, p, state.date, state.session, True)
+                r.phase = "pre_exposure"
+                pre.append(r)
+            state.session += 1
+        pre_costs = state.costs()
+        state.wall["setup_s"] += time.perf_counter() - start
         records: list[ProbeRecord] = []
-        start = time.perf_counter()
         for step in episode.steps:
             t0 = time.perf_counter()
             before = state.costs()
@@ -134,17 +221,18 @@ class PanelHarness:
             phase = "probe" if isinstance(step, Checkpoint) else "history"
             for key, v in state.costs().items():
                 state.spent[f"{phase}.{key}"] += v - before.get(key, 0.0)
-            state.wall[f"{type(step).__name__.lower()}_s"] += time.perf_counter() - t0
+            state.wall[_WALL[type(step)]] += time.perf_counter() - t0
         close = getattr(state.agent, "close", None)
         if callable(close):
             await _maybe(close(), self.deadline_s)
+        final = state.costs()
         if not callable(getattr(state.agent, "costs", None)):
             for r in records:
                 for key in ("prompt_tokens", "completion_tokens"):
                     state.spent[f"probe.{key}"] += r.usage.get(key, 0)
         state.wall["total_s"] = time.perf_counter() - start
         return EpisodeRun(episode, records, dict(state.spent), dict(state.wall), state.events, state.ticks,
-                          state.cloned)
+                          state.cloned, pre_exposure=pre, pre_costs=pre_costs, final_costs=final)
 
     async def _history(self, state: _State, step: Say | Ingest) -> None:
         lines = step.lines if isinstance(step, Say) else tuple(r.text for r in step.records)
@@ -179,6 +267,11 @@ class PanelHarness:
             state.session += 1
             out.append(await self.ask(state.agent, episode.name, probes[j], state.date, state.session, state.cloned))
         return out
+
+
+_WALL: dict[type, str] = {Say: "ingest_s", Ingest: "ingest_s", Ticks: "ticks_s", Checkpoint: "probe_s",
+                          Erase: "erase_s", Fault: "fault_s", Repair: "repair_s"}
+"""Wall-time bucket of each kind of step (history, scheduler ticks, probes, and the declared hooks)."""
 
 
 class _State:

@@ -2,9 +2,10 @@
 interface, so ``sitbench chi run --panel m1,r2,…`` runs them beside the other axes.
 
 The episode is the memory environment's own arm (its ``Ingest``/``Ticks``/``Checkpoint`` steps run
-unchanged through the panel harness), the rubric is :func:`sitbench.chi._memory_rubric.score`, and
-the trajectory score is :func:`sitbench.chi._memory_run.score_panel`'s. ``sitbench chi memory`` stays
-the memory axis's own view (pre-exposure sample, the M8 curve, EIMC, the sweep).
+unchanged through the panel harness, the one harness ``sitbench chi memory`` uses too), the rubric is
+:func:`sitbench.chi._memory_rubric.score`, and the trajectory score is
+:func:`sitbench.chi._memory_run.score_panel`'s. ``sitbench chi memory`` stays the memory axis's own
+view (the pre-exposure sample, the M8 curve on the registered grid, EIMC, the sweep).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 
 from sitbench.chi._common import Axis
 from sitbench.chi._memory_env import PANELS, answer_key_hash, environment_report, generate, items_hash
-from sitbench.chi._memory_rubric import ParsedReply, invalid, parse_reply, score
-from sitbench.chi._memory_run import ArmResult, ProbeResult, score_panel
+from sitbench.chi._memory_rubric import invalid, parse_reply, score
+from sitbench.chi._memory_run import arm_result, score_panel
 from sitbench.chi._panel import EpisodeRun, Grade, Hook, TestInstance, TestResult
 
 M8_PANEL_GRID = (100, 300)
@@ -60,18 +61,7 @@ class MemoryPanelTest:
         return Grade(outcome, dataclasses.asdict(parsed), 1.0 if outcome.success else 0.0, parsed.error)
 
     def score(self, instance: TestInstance, runs: Sequence[EpisodeRun]) -> TestResult:
-        arms = []
-        for run in runs:
-            results = []
-            for r in run.records:
-                d = dict(r.grade.parsed)
-                if d.get("sources") is not None:
-                    d["sources"] = tuple(d["sources"])
-                results.append(ProbeResult(run.episode.name, r.probe, r.reply, ParsedReply(**d), r.grade.outcome,
-                                           r.latency_s, r.usage, r.refs))
-            ingest = {k.removeprefix("history."): v for k, v in run.costs.items() if k.startswith("history.")}
-            probe = {k.removeprefix("probe."): v for k, v in run.costs.items() if k.startswith("probe.")}
-            arms.append(ArmResult(run.episode, results, [], ingest, probe, run.wall, run.events, run.ticks, run.cloned))
+        arms = [arm_result(run) for run in runs]
         out = score_panel(instance.native, arms)
         correct, total = out.get("correct"), out.get("total")
         acc = None if not total else correct / total

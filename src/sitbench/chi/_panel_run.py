@@ -39,7 +39,7 @@ from sitbench.chi._interchange import Analysis, ChiManifest, ChiObservation, dum
 from sitbench.chi._memory_baselines import BASELINES, make_baseline_factory
 from sitbench.chi._memory_env import derive_seed
 from sitbench.chi._panel import ALL_TESTS, PANEL_VERSION, REGISTERED, EpisodeRun, PanelTest, ProbeRecord, TestResult
-from sitbench.chi._panel_harness import PanelHarness, missing_hooks
+from sitbench.chi._panel_harness import EvaluatorOutage, PanelHarness, missing_hooks
 from sitbench.chi._uncertainty import MIN_RESAMPLES, bootstrap_indices, percentile_interval
 from sitbench.errors import InputError
 from sitbench.stats import resample_means
@@ -163,10 +163,23 @@ async def _run_test(spec: PanelSpec, test: PanelTest, k: int, candidate: Any, rn
                 result = TestResult(test.test_id, None, missing_reason=f"the agent lacks the hook(s) {', '.join(lacking)}"
                                     f" that {test.test_id} needs (missing, not failed)")
                 return instance, [], result, entry
-        runs.append(await PanelHarness(factory, test, deadline_s=spec.deadline_s).run_episode(episode, k, rng))
+        try:
+            runs.append(await PanelHarness(factory, test, deadline_s=spec.deadline_s).run_episode(episode, k, rng))
+        except EvaluatorOutage as exc:
+            return instance, runs, _invalidated(test, exc), entry
     order = [e.name for e in instance.episodes]
     runs.sort(key=lambda r: order.index(r.episode.name))
-    return instance, runs, test.score(instance, runs), entry
+    try:
+        result = test.score(instance, runs)
+    except Exception as exc:  # noqa: BLE001 - the scorer failed, not the agent: the block is invalid (§5)
+        return instance, runs, _invalidated(test, exc), entry
+    return instance, runs, result, entry
+
+
+def _invalidated(test: PanelTest, exc: Exception) -> TestResult:
+    """An evaluator outage: the trajectory's block of this test is invalid (missing, never a failure)."""
+    return TestResult(test.test_id, None, missing_reason=f"evaluator outage, block invalidated (rerun the matched "
+                                                         f"block): {exc!r}"[:300])
 
 
 async def _await(value: Any) -> Any:

@@ -214,3 +214,13 @@ def test_a_python_user_agent_runs_i5_and_i6_through_its_hooks() -> None:
     s = run_panel(PanelSpec(tests=["I5", "I6"], agent=f"{__file__}:make_history_agent", trajectories=1, seed=2))
     assert score(s, "I5") == 1.0 and feats(s, "I5")["damage"] == pytest.approx(0.5)
     assert feats(s, "I6")["by_checkpoint"]["w20"]["estimand"] > 0.1
+
+
+def test_chis_measures_over_the_real_checkpoints() -> None:
+    versioned = run(["I5", "I6"], "versioned")
+    assert feats(versioned, "I5")["chis"]["stability"]["value"] == 1.0
+    assert feats(versioned, "I6")["chis"]["stability"] == 1.0
+    assert feats(versioned, "I6")["chis"]["drift_w20_from_w1"] == 0.0
+    sliding = run(["I6"], "sliding")  # washout pushes the history out of the window: drift and lower stability
+    assert feats(sliding, "I6")["chis"]["drift_w20_from_w1"] > 0.0
+    assert feats(sliding, "I6")["chis"]["stability"] < 1.0

@@ -34,6 +34,7 @@ Decisions where the specification leaves room (``docs/chi-panel.md`` lists them 
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -42,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from sitbench.chi._chis import distance, experience_divergence, recovery
+from sitbench.chi._chis import continuity, distance, drift, experience_divergence, recovery, stability
 from sitbench.chi._common import Axis
 from sitbench.chi._memory_env import Q_VALUE, Checkpoint, Ticks
 from sitbench.chi._panel import (
@@ -437,11 +438,17 @@ class I5Recovery:
         base = vec("fault", "baseline")
         rec = recovery(base, [(float(t), vec("fault", c)) for c, t in I5_CHECKPOINTS], I5_EPSILON,
                        sham=[(float(t), vec("sham", c)) for c, t in I5_CHECKPOINTS]) if base else None
+        neutral = [vec("clean", c) for c, _ in I5_CHECKPOINTS]  # the clean clones across declared neutral ticks
+        chis = {"schema": "per-item correctness of the clean arm at 1, 5, 20 ticks",
+                "stability": stability(neutral).model_dump(),
+                "continuity": [continuity(a, b).value for a, b in itertools.pairwise(neutral)],
+                "drift_from_baseline": drift(neutral[-1], vec("clean", "baseline")).value}
         fault = [r for c, _ in I5_CHECKPOINTS for r in _by(runs, "fault", c)]
         features = {"accuracy_by_arm": acc, "damage": _diff(acc["fault"]["baseline"], acc["fault"]["damage"]),
                     "sham_damage": _diff(acc["sham"]["baseline"], acc["sham"]["damage"]),
                     "recovery": None if rec is None else rec.model_dump(), "epsilon": I5_EPSILON,
-                    "clean_post_accuracy": mean([x for c, _ in I5_CHECKPOINTS if (x := acc["clean"][c]) is not None])}
+                    "clean_post_accuracy": mean([x for c, _ in I5_CHECKPOINTS if (x := acc["clean"][c]) is not None]),
+                    "chis": chis}
         return TestResult("I5", cap, sum(r.grade.success for r in fault), len(fault), features=features,
                           components={c: acc["fault"][c] for c, _ in I5_CHECKPOINTS},
                           vector=[acc["fault"][c] for c in ("baseline", "damage", "t1", "t5", "t20")],
@@ -573,7 +580,12 @@ class I6ExperienceDivergence:
                           if r.probe.checkpoint in post]) for role in ("main", "swapped", "erased", "sham")}
         main = [r for run in runs if _ARMS[run.episode.name.split("/")[1]][0] == "main" for r in run.records
                 if r.probe.checkpoint in post]
+        washouts = [[vec[(f"{u}/A1", c)] for c, _ in I6_WASHOUTS] for u in units]
+        chis = {"schema": "A1's probe vector after 1, 5 and 20 washout blocks (declared neutral), mean over units",
+                "stability": mean([x for w in washouts if (x := stability(w).value) is not None]),
+                "drift_w20_from_w1": mean([x for w in washouts if (x := drift(w[-1], w[0]).value) is not None])}
         features = {"by_checkpoint": per_cp, "accuracy_by_arm": acc, "persistence": _persistence(per_cp),
+                    "chis": chis,
                     "pair_units": len(units), "preregistered": dict(I6_PREREGISTERED)}
 
         def unit(x: float | None) -> float | None:

@@ -66,9 +66,16 @@ def test_item_counts_are_the_registered_ones() -> None:
     r1 = R1RuleTransfer().generate(1)
     first = r1.episodes[0].probes_at("initial")
     assert len(first) == 24 and sum(p.stratum == "invalid_premise" for p in first) == 6
-    assert len(r1.episodes[0].records) == 12
+    teaching = r1.episodes[0].steps[0].lines  # type: ignore[union-attr]
+    assert len(teaching) == 12
     history = "\n".join(r1.episodes[0].records)
-    assert not any(p.question.split("result of ")[1].split("?")[0] in history for p in first)  # no answer keys in memory
+
+    def expr(p: Any) -> str:
+        return str(p.question.split("result of ")[1].split("?")[0])
+
+    assert not any(expr(p) in "\n".join(teaching) for p in first)  # no answer keys in memory before asking
+    assert not any(expr(p) in history for p in r1.episodes[0].probes_at("later"))
+    assert sum(expr(p) in history for p in first) == 6  # the corrective feedback: six worked first items
     r2 = R2EvidenceRevision().generate(1)
     assert [len(e.probes) for e in r2.episodes] == [20, 20]
     r3 = R3Counterfactual().generate(1)

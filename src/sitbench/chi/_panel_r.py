@@ -7,7 +7,8 @@ Decisions where the specification leaves room (``docs/chi-panel.md`` lists them 
   symbol names). Twelve taught examples (three per rule, depth 1) are history lines; no probe
   appears in history (no answer keys in memory). 24 new compositions on held-out operands: six of
   each depth 1, 2 and 3, and six invalid premises (an untaught operator at matched depth and
-  length, two per depth) whose warranted answer is an abstention. The equivalent forms are asked
+  length, two per depth) whose warranted answer is an abstention. Corrective feedback follows the
+  first checkpoint (the worked answers of its six depth-2 items); the equivalent forms are asked
   again (fresh operands) at a second checkpoint after five neutral ticks. Capacity: exact answer
   or warranted abstention over the first checkpoint's 24 items.
 * **R2 evidence revision.** 20 binary hypotheses with an explicit prior and two evidence items
@@ -199,8 +200,13 @@ class R1RuleTransfer:
                     kind="composition", question=R1_QUESTION.format(expr=expr), fields=ANSWER_FIELDS,
                     key={"answer": answer}, evidence=tuple(f"r1-ex{i + 1:02d}" for i in range(12)),
                     meta={"depth": depth}))
-        steps: list[Step] = [Say(tuple(lines), label="teaching", session_size=6), Checkpoint("initial"), Ticks(5),
-                 Checkpoint("later")]
+        # corrective feedback after the first checkpoint: the worked answers of its six depth-2 items (answers
+        # to questions already asked, never to the later checkpoint's fresh equivalents)
+        worked = [p for p in probes if p.checkpoint == "initial" and p.stratum == "valid" and p.meta["depth"] == 2]
+        feedback = tuple(fact(f"r1-fb{j + 1:02d}", "result", p.question.split("result of ")[1].split("?")[0],
+                              p.key["answer"], day=5, source="S-feedback") for j, p in enumerate(worked))
+        steps: list[Step] = [Say(tuple(lines), label="teaching", session_size=6), Checkpoint("initial"),
+                             Say(feedback, label="corrective feedback"), Ticks(5), Checkpoint("later")]
         return TestInstance("R1", seed, [Episode("main", steps, probes, PANEL_POLICY)],
                             params={"rules": rule_of, "untaught": untaught},
                             report={"examples": len(lines), "items_per_checkpoint": 24, "invalid_premises": 6,
@@ -220,8 +226,9 @@ class R1RuleTransfer:
         later_acc = rate([r.grade.success for r in later])
         features = {"accuracy_by_depth": by_depth, "invalid_premise_rejection": rejection,
                     "later_checkpoint_accuracy": later_acc,
-                    "change_after_corrective_feedback": None,
-                    "note": "no corrective feedback is given in this version; that feature is missing"}
+                    "change_after_corrective_feedback": None if acc is None or later_acc is None else later_acc - acc,
+                    "later_depth_2_accuracy": rate([r.grade.success for r in later if r.probe.stratum == "valid"
+                                                    and r.probe.meta["depth"] == 2])}
         return TestResult("R1", acc, sum(ok), len(ok), components={}, features=features,
                           vector=[acc, by_depth[1], by_depth[2], by_depth[3], rejection, later_acc],
                           outcomes={"initial": counts([r.grade for r in first]), "later": counts([r.grade for r in later])})

@@ -1,5 +1,5 @@
 """Deterministic mock candidates: ``mock/collapse``, ``mock/oracle``, ``mock/memory-reader`` and the CHI
-panel's reference readers ``mock/panel-solver`` and ``mock/panel-naive``.
+panel's reference readers ``mock/panel-solver`` and ``mock/panel-naive`` (both live with the panel).
 
 Both read only ``request.view`` — the structured twin of what their configuration's
 prompt shows — and never a contract, a label or an internal id.
@@ -271,20 +271,3 @@ def mock_candidate(name: str, **options: Any) -> Any:
         raise InputError(f"--model mock/{name}: unknown mock; use {known}")
     return factory(**options)
 
-
-def _panel_solver(**options: Any) -> Any:
-    from sitbench.chi._panel_solver import panel_solver_mock
-
-    return panel_solver_mock(**options)
-
-
-def _panel_naive(**options: Any) -> Any:
-    from sitbench.chi._panel_solver import panel_naive_mock
-
-    return panel_naive_mock(**options)
-
-
-# The CHI panel's reference readers (good and naive) for the R and I tests; registered here so
-# they are found without reinstalling the package's entry points.
-MOCKS.register("panel-solver", _panel_solver)
-MOCKS.register("panel-naive", _panel_naive)

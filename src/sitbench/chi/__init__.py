@@ -142,7 +142,22 @@ from sitbench.chi._panel import (
     TestResult,
 )
 from sitbench.chi._panel_common import PANEL_POLICY, induction_lines
-from sitbench.chi._panel_run import PanelSpec, panel_tests, parse_panel, register_test, run_panel
+from sitbench.chi._panel_report import (
+    PANEL_DEMO_TESTS,
+    panel_demo_failures,
+    panel_demo_specs,
+    panel_demo_table,
+    render_panel_html,
+)
+from sitbench.chi._panel_run import (
+    PanelSpec,
+    panel_tests,
+    parse_panel,
+    register_test,
+    render_panel_text,
+    run_panel,
+)
+from sitbench.chi._panel_solver import panel_naive_mock, panel_solver_mock
 from sitbench.chi._report import ChiReport, StepReport, build_report, render_text
 from sitbench.chi._similarity import (
     AxisSimilarity,
@@ -180,6 +195,7 @@ __all__ = [
     "MEMORY_PANELS",
     "MEMORY_POLICY",
     "MIN_RESAMPLES",
+    "PANEL_DEMO_TESTS",
     "PANEL_POLICY",
     "PANEL_QUESTIONS",
     "REFERENCE_SECONDS_PER_MILLION_CALLS",
@@ -275,6 +291,11 @@ __all__ = [
     "memory_demo_table",
     "memory_reader_mock",
     "model_context_window",
+    "panel_demo_failures",
+    "panel_demo_specs",
+    "panel_demo_table",
+    "panel_naive_mock",
+    "panel_solver_mock",
     "panel_tests",
     "parse_panel",
     "parse_question",
@@ -291,6 +312,8 @@ __all__ = [
     "remaining_estimate",
     "render_html",
     "render_memory_text",
+    "render_panel_html",
+    "render_panel_text",
     "render_record",
     "render_text",
     "run_memory",

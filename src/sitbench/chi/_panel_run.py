@@ -40,6 +40,7 @@ from sitbench.chi._memory_baselines import BASELINES, make_baseline_factory
 from sitbench.chi._memory_env import derive_seed
 from sitbench.chi._panel import ALL_TESTS, PANEL_VERSION, REGISTERED, EpisodeRun, PanelTest, ProbeRecord, TestResult
 from sitbench.chi._panel_harness import EvaluatorOutage, PanelHarness, missing_hooks
+from sitbench.chi._panel_solver import PanelSolverCandidate
 from sitbench.chi._uncertainty import MIN_RESAMPLES, bootstrap_indices, percentile_interval
 from sitbench.errors import InputError
 from sitbench.stats import resample_means
@@ -48,6 +49,8 @@ from sitbench.stores import write_text_atomic
 RUN_VERSION = "chi-panel-run-0.1"
 
 _TESTS: dict[str, PanelTest] = {}
+REFERENCE_READERS = (PanelSolverCandidate,)
+"""Importing the runner registers ``mock/panel-solver`` and ``mock/panel-naive``."""
 
 
 def register_test(test: PanelTest) -> None:

@@ -281,3 +281,15 @@ def panel_naive_mock(**options: Any) -> PanelSolverCandidate:
 
         raise InputError(f"--model mock/panel-naive: takes no options (got {sorted(options)})")
     return PanelSolverCandidate(naive=True)
+
+
+def _register() -> None:
+    """Make the two readers findable in this process too (the package's entry points declare them as well)."""
+    from sitbench.candidates.mock import MOCKS
+
+    for name, factory in (("panel-solver", panel_solver_mock), ("panel-naive", panel_naive_mock)):
+        if name not in MOCKS:
+            MOCKS.register(name, factory)
+
+
+_register()

@@ -63,7 +63,7 @@ def run(panel: str, agent: str, model: str, condition: str, seed: int, trajector
       sitbench chi run --panel all --agent my_agent.py:make_agent --out runs/mine
       sitbench chi run --panel r2,r3 --agent versioned --model local/smollm2 --trajectories 1
     """
-    from sitbench.chi._panel_run import PanelSpec, parse_panel, render_panel_text, run_panel
+    from sitbench.chi import PanelSpec, parse_panel, render_panel_text, run_panel
     from sitbench.runs import parse_agent_options
 
     if agent not in _BASELINES and ":" not in agent and not agent.startswith(("http://", "https://")):
@@ -102,8 +102,7 @@ def panel_demo(out: Path | None, as_json: bool) -> None:
     """
     import time
 
-    from sitbench.chi._panel_report import panel_demo_failures, panel_demo_specs, panel_demo_table
-    from sitbench.chi._panel_run import run_panel
+    from sitbench.chi import PANEL_DEMO_TESTS, panel_demo_failures, panel_demo_specs, panel_demo_table, run_panel
 
     started = time.perf_counter()
     sections = {name: run_panel(spec, None if out is None else out / name, progress=None)["panel"]
@@ -113,6 +112,7 @@ def panel_demo(out: Path | None, as_json: bool) -> None:
         return
     click.echo(panel_demo_table(sections))
     failures = panel_demo_failures(sections)
-    click.echo(f"good above poor on {17 - len(failures)} of 17 tests" + (f" (not on {', '.join(failures)})"
-                                                                          if failures else ""))
+    n = len(PANEL_DEMO_TESTS)
+    click.echo(f"good above poor on {n - len(failures)} of {n} tests" + (f" (not on {', '.join(failures)})"
+                                                                        if failures else ""))
     click.echo(f"demo took {time.perf_counter() - started:.1f} s")

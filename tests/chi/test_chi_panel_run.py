@@ -147,3 +147,17 @@ def test_an_undeclared_tick_is_never_called() -> None:
     from sitbench.chi._panel import Hook, agent_hooks
 
     assert agent_hooks(_DeclaresNoTick()) == {Hook.FORK}
+
+
+def test_every_r_and_i_test_validates_under_chi_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ri"
+    assert main(["chi", "run", "--panel", "r,i", "--agent", "stateless", "--trajectories", "2", "--out", str(out),
+                 "--json"]) == 0
+    section = json.loads(capsys.readouterr().out)
+    assert list(section["tests"]) == ["R1", "R2", "R3", "R4", "I1", "I2", "I3", "I4", "I5", "I6"]
+    assert section["resamples"] == 2000
+    assert main(["chi", "score", str(out / "observations.jsonl"), "--manifest", str(out / "manifest.json")]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["system"]["preregistered"]["I6"]["practical_threshold"] == 0.1
+    assert manifest["system"]["preregistered"]["I5"]["epsilon"] == 0.05
+    assert (out / "panel.html").exists()

@@ -161,3 +161,32 @@ def test_every_r_and_i_test_validates_under_chi_score(tmp_path: Path, capsys: py
     assert manifest["system"]["preregistered"]["I6"]["practical_threshold"] == 0.1
     assert manifest["system"]["preregistered"]["I5"]["epsilon"] == 0.05
     assert (out / "panel.html").exists()
+
+
+class _DiesInHistory:
+    """Fails on its fifth history line: every probe after it is a task failure, none is dropped."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    async def ingest(self, s: Any) -> None: ...
+
+    async def respond(self, t: Any) -> str:
+        if t.utterance.startswith("RECORD "):
+            self.seen += 1
+            if self.seen == 5:
+                raise RuntimeError("store crashed")
+            return "OK"
+        return json.dumps({"abstain": True, "answer": None})
+
+    async def end_session(self) -> None: ...
+
+
+def test_an_agent_failing_during_history_fails_the_remaining_probes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitbench.chi import _panel_run
+
+    monkeypatch.setattr(_panel_run, "_factory", lambda spec, ep, cand: ((lambda: _DiesInHistory()), {"label": "x"}))
+    s = run_panel(PanelSpec(tests=["R1"], agent="x", model="", trajectories=1))
+    r1 = next(t for t in s["observations"][0].task_results if t.test_id == "R1")
+    assert r1.score == 0.0 and r1.total == 24
+    assert s["panel"]["tests"]["R1"]["outcomes"]["initial"] == {"invalid": 24}

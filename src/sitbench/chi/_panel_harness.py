@@ -203,25 +203,20 @@ class PanelHarness:
         for step in episode.steps:
             t0 = time.perf_counter()
             before = state.costs()
-            if isinstance(step, (Say, Ingest)):
-                await self._history(state, step)
-            elif isinstance(step, Ticks):
-                await self._ticks(state, step)
-            elif isinstance(step, Checkpoint):
-                records.extend(await self._checkpoint(state, episode, step, trajectory, rng))
-            elif isinstance(step, Erase):
-                await _maybe(state.agent.end_session(), self.deadline_s)
-                if not step.sham:
-                    await _maybe(state.agent.erase(), self.deadline_s)
-            elif isinstance(step, (Fault, Repair)):
-                await _maybe(state.agent.end_session(), self.deadline_s)
-                if not step.spec.sham:
-                    hook = state.agent.inject_fault if isinstance(step, Fault) else state.agent.repair_fault
-                    await _maybe(hook(step.spec.to_json()), self.deadline_s)
-            phase = "probe" if isinstance(step, Checkpoint) else "history"
-            for key, v in state.costs().items():
-                state.spent[f"{phase}.{key}"] += v - before.get(key, 0.0)
-            state.wall[_WALL[type(step)]] += time.perf_counter() - t0
+            try:
+                records.extend(await self._step(state, episode, step, trajectory, rng))
+            except EvaluatorOutage:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the agent failed between probes: what is left fails (§5)
+                asked = {r.probe.probe_id for r in records}
+                reason = f"agent error during the {type(step).__name__.lower()} step: {exc!r}"[:300]
+                records.extend(self._failed(episode.name, p, reason) for p in episode.probes if p.probe_id not in asked)
+                break
+            finally:
+                phase = "probe" if isinstance(step, Checkpoint) else "history"
+                for key, v in state.costs().items():
+                    state.spent[f"{phase}.{key}"] += v - before.get(key, 0.0)
+                state.wall[_WALL[type(step)]] += time.perf_counter() - t0
         close = getattr(state.agent, "close", None)
         if callable(close):
             await _maybe(close(), self.deadline_s)
@@ -233,6 +228,34 @@ class PanelHarness:
         state.wall["total_s"] = time.perf_counter() - start
         return EpisodeRun(episode, records, dict(state.spent), dict(state.wall), state.events, state.ticks,
                           state.cloned, pre_exposure=pre, pre_costs=pre_costs, final_costs=final)
+
+    async def _step(self, state: _State, episode: Episode, step: Any, trajectory: int,
+                    rng: random.Random) -> list[ProbeRecord]:
+        """One step through the agent's hooks; a checkpoint returns its probe records."""
+        if isinstance(step, (Say, Ingest)):
+            await self._history(state, step)
+        elif isinstance(step, Ticks):
+            await self._ticks(state, step)
+        elif isinstance(step, Checkpoint):
+            return await self._checkpoint(state, episode, step, trajectory, rng)
+        elif isinstance(step, Erase):
+            await _maybe(state.agent.end_session(), self.deadline_s)
+            if not step.sham:
+                await _maybe(state.agent.erase(), self.deadline_s)
+        elif isinstance(step, (Fault, Repair)):
+            await _maybe(state.agent.end_session(), self.deadline_s)
+            if not step.spec.sham:
+                hook = state.agent.inject_fault if isinstance(step, Fault) else state.agent.repair_fault
+                await _maybe(hook(step.spec.to_json()), self.deadline_s)
+        return []
+
+    def _failed(self, episode: str, probe: Any, reason: str) -> ProbeRecord:
+        """A probe never asked because the agent failed before it: graded as a failed call."""
+        try:
+            grade = self.test.grade(probe, None, reason)
+        except Exception as exc:  # the rubric failed, not the agent: the block is invalid (§5)
+            raise EvaluatorOutage(f"{self.test.test_id} rubric failed on probe {probe.probe_id}: {exc!r}"[:300]) from exc
+        return ProbeRecord(episode, probe, None, grade, 0.0, {}, [])
 
     async def _history(self, state: _State, step: Say | Ingest) -> None:
         lines = step.lines if isinstance(step, Say) else tuple(r.text for r in step.records)

@@ -154,9 +154,9 @@ async def _run_test(spec: PanelSpec, test: PanelTest, k: int, candidate: Any, rn
     rng.shuffle(episodes)
     runs: list[EpisodeRun] = []
     entry: dict[str, Any] = {}
-    for episode in episodes:
+    for j, episode in enumerate(episodes):
         factory, entry = _factory(spec, episode, candidate)
-        if test.hooks:
+        if test.hooks and j == 0:  # one factory serves every episode: its agents' hooks are checked once
             probe_agent = await _maybe_agent(factory)
             lacking = missing_hooks(probe_agent, test.hooks)
             close = getattr(probe_agent, "close", None)

@@ -190,3 +190,41 @@ def test_an_agent_failing_during_history_fails_the_remaining_probes(monkeypatch:
     r1 = next(t for t in s["observations"][0].task_results if t.test_id == "R1")
     assert r1.score == 0.0 and r1.total == 24
     assert s["panel"]["tests"]["R1"]["outcomes"]["initial"] == {"invalid": 24}
+
+
+def test_a_new_test_plugs_in_through_the_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import dataclass
+
+    from sitbench.chi import Episode, Grade, PanelProbe, TestInstance, TestResult, _panel_run
+    from sitbench.chi._memory_env import Checkpoint
+    from sitbench.chi._memory_rubric import Outcome
+
+    @dataclass(frozen=True)
+    class Toy:
+        test_id: str = "C1"
+        axis: str = "C"
+        version: str = "toy-1"
+        hooks: frozenset[Hook] = frozenset()
+        vector_schema: tuple[str, ...] = ("accuracy",)
+
+        def generate(self, seed: int) -> TestInstance:
+            probe = PanelProbe("c1-1", "main", "s", "k", f"Say {seed % 7}.", ("abstain", "answer"), {"answer": "x"})
+            return TestInstance("C1", seed, [Episode("main", [Checkpoint("main")], [probe])])
+
+        def grade(self, probe: Any, reply: str | None, error: str | None) -> Grade:
+            return Grade(Outcome.WRONG if reply is None or "x" not in reply else Outcome.CORRECT, {"reply": reply})
+
+        def score(self, instance: TestInstance, runs: Any) -> TestResult:
+            ok = [r.grade.success for run in runs for r in run.records]
+            return TestResult("C1", sum(ok) / len(ok), sum(ok), len(ok), vector=[sum(ok) / len(ok)])
+
+    monkeypatch.setattr(_panel_run, "_TESTS", dict(_panel_run._TESTS))
+    register_test = _panel_run.register_test
+    register_test(Toy())  # type: ignore[arg-type]
+    assert parse_panel("c") == ["C1"]
+    s = run_panel(PanelSpec(tests=["C1", "R4"], agent="stateless", trajectories=1))
+    c1 = next(t for t in s["observations"][0].task_results if t.test_id == "C1")
+    assert c1.score == 0.0 and c1.total == 1
+    assert s["observations"][0].capacities["C"] is None  # C2–C6 are still missing
+    with pytest.raises(InputError, match="registered on axis"):
+        register_test(Toy(axis="R"))  # type: ignore[arg-type]

@@ -16,6 +16,9 @@ A registered test (R1 … I6, and the memory tests M1–M8 through an adapter) i
    behavioural feature vector ``z`` (§2) and the normalised blind-probe vector ``v`` (§4) under
    the test's versioned :attr:`PanelTest.vector_schema`.
 
+A module ``sitbench/chi/_panel_<name>.py`` that defines ``TESTS`` (a tuple of tests) is found by the
+runner without further registration; elsewhere, ``register_test(test)`` makes a test runnable.
+
 The runner (``sitbench.chi._panel_run``) owns everything else: fresh agents from the factory,
 the steps through the agent hooks, ``fork()`` clones for blind probes, the neutral-tick
 scheduler, records, the kit's interchange. A test declares the agent hooks it needs

@@ -13,7 +13,8 @@ Missingness (§2, §5): a registered test that is not implemented, not asked for
 hook the agent lacks is a missing task score with its reason, never a failure; an axis missing a
 registered test has capacity ``None`` (no renormalisation).
 
-Tests register with :func:`register_test`; the built-in ones are found by :func:`panel_tests`.
+Tests register with :func:`register_test`; :func:`panel_tests` also finds the ``TESTS`` tuple of every
+``sitbench/chi/_panel_*.py`` module (R1–R4, M1–M8 and I1–I6 today; a C or A module plugs in the same way).
 """
 
 from __future__ import annotations
@@ -68,13 +69,30 @@ def _axis_of(test_id: str) -> str:
 
 def panel_tests() -> dict[str, PanelTest]:
     """Every implemented test, by id, in §11 order (importing the built-in test modules once)."""
-    if not _TESTS:
-        from sitbench.chi import _panel_i, _panel_memory, _panel_r
-
-        for module in (_panel_r, _panel_memory, _panel_i):
-            for test in module.TESTS:
+    global _DISCOVERED
+    if not _DISCOVERED:
+        _DISCOVERED = True
+        for test in _builtin_tests():
+            if test.test_id not in _TESTS:
                 register_test(test)
     return {t: _TESTS[t] for t in ALL_TESTS if t in _TESTS}
+
+
+_DISCOVERED = False
+
+
+def _builtin_tests() -> list[PanelTest]:
+    """Every ``TESTS`` tuple of the package's ``_panel_*`` modules (R, M, I here; C and A plug in the same way)."""
+    import importlib
+    import pkgutil
+
+    import sitbench.chi as chi
+
+    found: list[PanelTest] = []
+    for info in sorted(pkgutil.iter_modules(chi.__path__), key=lambda m: m.name):
+        if info.name.startswith("_panel_"):
+            found.extend(getattr(importlib.import_module(f"sitbench.chi.{info.name}"), "TESTS", ()))
+    return found
 
 
 def parse_panel(value: str) -> list[str]:

@@ -9,6 +9,10 @@ Endpoints (bodies are the models in ``sitbench.agents``; ``sitbench schema`` exp
 - ``POST /fork`` :class:`ForkRequest` → :class:`Ack`: copy ``source`` into ``state``
   (only called when ``/info`` says ``supports_fork``).
 - ``POST /reset`` :class:`StateRequest` → :class:`Ack`: the harness is done with ``state``; forget it.
+- CHI panel hooks, each only called when ``/info`` lists it in ``hooks``:
+  ``POST /tick`` :class:`TickRequest` (one neutral scheduler tick), ``POST /erase``
+  :class:`StateRequest` (delete the persistent memory), ``POST /fault`` and ``POST /repair``
+  :class:`FaultRequest` (inject and repair a declared memory-index fault), each → :class:`Ack`.
 
 Every state is named by an opaque handle the harness picks, so one server serves concurrent trials.
 A non-2xx status is an agent error and a body that does not validate is malformed output: both drop
@@ -18,7 +22,7 @@ the trial with the reason, never stop the run.
 from __future__ import annotations
 
 import uuid
-from typing import TypeVar, overload
+from typing import Any, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -28,11 +32,13 @@ from sitbench.agents._models import (
     AgentReply,
     AgentSubject,
     AgentTurn,
+    FaultRequest,
     ForkRequest,
     IngestReport,
     IngestRequest,
     RespondRequest,
     StateRequest,
+    TickRequest,
 )
 from sitbench.errors import InputError
 
@@ -67,6 +73,7 @@ class HttpAgentClient:
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
         self._client: httpx.AsyncClient | None = None
+        self._hooks: list[str] | None = None
 
     def client(self) -> httpx.AsyncClient:
         # Created inside the running event loop, on first use.
@@ -126,6 +133,14 @@ class HttpAgentClient:
     def __call__(self) -> HttpAgent:
         return HttpAgent(self, f"st-{uuid.uuid4().hex[:16]}")
 
+    def hooks(self) -> list[str]:
+        """The optional hooks ``GET /info`` declares (read once): its CHI panel ``hooks``, and ``fork`` when it
+        supports forking."""
+        if self._hooks is None:
+            info = self.info()
+            self._hooks = [*info.hooks, *(["fork"] if info.supports_fork else [])]
+        return self._hooks
+
 
 class HttpAgent:
     """One agent state on an HTTP agent server, driven through the :class:`Agent` protocol."""
@@ -150,6 +165,22 @@ class HttpAgent:
 
     async def close(self) -> None:
         await self._http.post("/reset", StateRequest(state=self.state))
+
+    def declared_hooks(self) -> list[str]:
+        """The optional hooks the server declares in ``GET /info`` (``fork`` when it supports forking)."""
+        return self._http.hooks()
+
+    async def tick(self, budget_ops: int | None = None) -> None:
+        await self._http.post("/tick", TickRequest(state=self.state, budget_ops=budget_ops))
+
+    async def erase(self) -> None:
+        await self._http.post("/erase", StateRequest(state=self.state))
+
+    async def inject_fault(self, fault: dict[str, Any]) -> None:
+        await self._http.post("/fault", FaultRequest(state=self.state, fault=fault))
+
+    async def repair_fault(self, fault: dict[str, Any]) -> None:
+        await self._http.post("/repair", FaultRequest(state=self.state, fault=fault))
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import Enum
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -152,6 +153,9 @@ class AgentInfo(_Model):
     """Model it wraps, when any."""
     supports_fork: bool = False
     """Whether ``fork()`` (``POST /fork``) copies an ingested state."""
+    hooks: list[Literal["tick", "erase", "inject_fault", "repair_fault"]] = Field(default_factory=list)
+    """The optional CHI panel hooks the agent offers (over HTTP ``POST /tick``, ``/erase``, ``/fault``,
+    ``/repair``); a CHI test that needs a hook not listed is recorded missing for the agent, never failed."""
 
 
 class AgentManifest(_Model):
@@ -236,6 +240,24 @@ class ForkRequest(_Model):
     """Handle of an ingested state to copy (it stays as it is)."""
 
 
+class TickRequest(_Model):
+    """Body of ``POST /tick``: one neutral scheduler tick of ``state``."""
+
+    state: str
+    """Handle of the agent state."""
+    budget_ops: int | None = None
+    """Background operations the tick may use (None: the agent's declared budget)."""
+
+
+class FaultRequest(_Model):
+    """Body of ``POST /fault`` and ``POST /repair``: a declared, bounded, reversible memory-index fault."""
+
+    state: str
+    """Handle of the agent state."""
+    fault: dict[str, Any]
+    """The fault as the harness declares it: ``kind`` (``hide_keys``), ``fraction``, ``seed``, ``sham``."""
+
+
 class Ack(_Model):
     """Body an agent returns from ``/end_session``, ``/fork`` and ``/reset`` (``{}`` is enough)."""
 
@@ -254,6 +276,8 @@ AGENT_SCHEMAS: dict[str, type[BaseModel]] = {
     "agent_http_respond": RespondRequest,
     "agent_http_state": StateRequest,
     "agent_http_fork": ForkRequest,
+    "agent_http_tick": TickRequest,
+    "agent_http_fault": FaultRequest,
     "agent_http_ack": Ack,
     "agent_trial_record": AgentTrialRecord,
     "agent_manifest": AgentManifest,

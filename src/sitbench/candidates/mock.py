@@ -1,4 +1,5 @@
-"""Deterministic mock candidates: ``mock/collapse``, ``mock/oracle`` and ``mock/memory-reader``.
+"""Deterministic mock candidates: ``mock/collapse``, ``mock/oracle``, ``mock/memory-reader`` and the CHI
+panel's reference readers ``mock/panel-solver`` and ``mock/panel-naive`` (both live with the panel).
 
 Both read only ``request.view`` — the structured twin of what their configuration's
 prompt shows — and never a contract, a label or an internal id.
@@ -269,3 +270,4 @@ def mock_candidate(name: str, **options: Any) -> Any:
         known = ", ".join(f"mock/{n}" for n in MOCKS.names())
         raise InputError(f"--model mock/{name}: unknown mock; use {known}")
     return factory(**options)
+

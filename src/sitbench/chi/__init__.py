@@ -13,6 +13,10 @@ rubrics (``parse_reply``, ``score_reply``), the §6 machine baselines as agents
 (``make_baseline_factory``), the §3/§5 protocol through the Agent hooks (``MemoryHarness``,
 ``run_memory``) and the memory report (``sitbench chi memory …``).
 
+The panel runner runs any registered test (``run_panel``, ``PanelSpec``; ``sitbench chi run``):
+a test is a ``PanelTest`` (seeded ``generate``, exact-answer ``grade``, ``score``) registered with
+``register_test``; R1–R4, M1–M8 and I1–I6 (with the §7 history-divergence experiment) are built in.
+
 None of these scores measures consciousness, sentience, IQ, safety or
 personhood. Module docstrings record each decision taken where the
 specification leaves room.
@@ -121,6 +125,39 @@ from sitbench.chi._memory_rubric import (
 )
 from sitbench.chi._memory_rubric import score as score_reply
 from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
+from sitbench.chi._panel import (
+    ALL_TESTS,
+    REGISTERED,
+    Episode,
+    Erase,
+    Fault,
+    FaultSpec,
+    Grade,
+    Hook,
+    PanelProbe,
+    PanelTest,
+    Repair,
+    Say,
+    TestInstance,
+    TestResult,
+)
+from sitbench.chi._panel_common import PANEL_POLICY, induction_lines
+from sitbench.chi._panel_report import (
+    PANEL_DEMO_TESTS,
+    panel_demo_failures,
+    panel_demo_specs,
+    panel_demo_table,
+    render_panel_html,
+)
+from sitbench.chi._panel_run import (
+    PanelSpec,
+    panel_tests,
+    parse_panel,
+    register_test,
+    render_panel_text,
+    run_panel,
+)
+from sitbench.chi._panel_solver import panel_naive_mock, panel_solver_mock
 from sitbench.chi._report import ChiReport, StepReport, build_report, render_text
 from sitbench.chi._similarity import (
     AxisSimilarity,
@@ -141,6 +178,7 @@ from sitbench.chi._uncertainty import (
 )
 
 __all__ = [
+    "ALL_TESTS",
     "AXES",
     "BASELINES",
     "CONDITIONS",
@@ -157,8 +195,11 @@ __all__ = [
     "MEMORY_PANELS",
     "MEMORY_POLICY",
     "MIN_RESAMPLES",
+    "PANEL_DEMO_TESTS",
+    "PANEL_POLICY",
     "PANEL_QUESTIONS",
     "REFERENCE_SECONDS_PER_MILLION_CALLS",
+    "REGISTERED",
     "SPEC_VERSION",
     "Accumulation",
     "AnswerKey",
@@ -177,7 +218,13 @@ __all__ = [
     "EIMCInterval",
     "EIMCResult",
     "EIMCStatus",
+    "Episode",
+    "Erase",
     "EvidenceClass",
+    "Fault",
+    "FaultSpec",
+    "Grade",
+    "Hook",
     "Ingest",
     "Interval",
     "Measure",
@@ -189,14 +236,21 @@ __all__ = [
     "MemoryReaderCandidate",
     "MemoryRecord",
     "Outcome",
+    "PanelProbe",
+    "PanelSpec",
+    "PanelTest",
     "ParsedReply",
     "Probe",
     "RecoveryResult",
     "ReferenceKind",
+    "Repair",
     "RunSpec",
+    "Say",
     "StepReport",
     "SweepPlan",
     "TaskScore",
+    "TestInstance",
+    "TestResult",
     "Ticks",
     "axis_capacities",
     "axis_similarity",
@@ -224,6 +278,7 @@ __all__ = [
     "generate_memory_panel",
     "generator_hash",
     "hysteresis",
+    "induction_lines",
     "load_manifest",
     "load_observations",
     "load_run",
@@ -236,6 +291,13 @@ __all__ = [
     "memory_demo_table",
     "memory_reader_mock",
     "model_context_window",
+    "panel_demo_failures",
+    "panel_demo_specs",
+    "panel_demo_table",
+    "panel_naive_mock",
+    "panel_solver_mock",
+    "panel_tests",
+    "parse_panel",
     "parse_question",
     "parse_record",
     "parse_reply",
@@ -246,12 +308,16 @@ __all__ = [
     "read_json",
     "record_lines",
     "recovery",
+    "register_test",
     "remaining_estimate",
     "render_html",
     "render_memory_text",
+    "render_panel_html",
+    "render_panel_text",
     "render_record",
     "render_text",
     "run_memory",
+    "run_panel",
     "score_panel",
     "score_reply",
     "stability",

@@ -49,6 +49,7 @@ import copy
 import datetime as dt
 import hashlib
 import math
+import random
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -197,6 +198,8 @@ class MemoryBaseline:
         self.ledger = ledger or Ledger()
         self.policy = MEMORY_POLICY
         self._shared = False
+        self._ids: list[str] = []
+        self._hidden: frozenset[str] = frozenset()
         self.decoding = DecodingConfig(temperature=0.0, max_tokens=budget.max_output_tokens, seed=0)
 
     # -- protocol ---------------------------------------------------------------------------
@@ -215,8 +218,11 @@ class MemoryBaseline:
             self.ledger.add("record_turns")
             if self._shared:
                 self._copy_state()
+                self._ids = list(self._ids)
                 self._shared = False
-            self._write(utterance, parse_record(utterance), turn)
+            rec = parse_record(utterance)
+            self._ids.append(rec.record_id if rec else (utterance.split() + [""])[1])
+            self._write(utterance, rec, turn)
             return AgentReply(text="OK", memory_ops=[MemoryOperation(op=MemoryOp.ADD, count=1)])
         self.ledger.add("question_turns")
         return await self._answer(turn)
@@ -232,6 +238,33 @@ class MemoryBaseline:
 
     async def close(self) -> None:
         return None
+
+    async def erase(self) -> None:
+        """Delete the persistent memory (an erasure arm); the registered policy and the cost ledger stay."""
+        policy = self.policy
+        fresh = self._blank()
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        self.policy = policy
+        self.ledger.add("erasures")
+
+    async def inject_fault(self, fault: Mapping[str, Any]) -> None:
+        """A declared, reversible memory-index fault: ``kind`` ``hide_keys`` hides ``fraction`` of the stored
+        records (chosen with ``seed``) from every prompt; the records stay stored."""
+        if fault.get("kind", "hide_keys") != "hide_keys":
+            raise InputError(f"fault kind {fault.get('kind')!r}: the baselines implement hide_keys only")
+        ids = sorted(set(self._ids))
+        k = round(float(fault.get("fraction", 0.5)) * len(ids))
+        self._hidden = frozenset(random.Random(int(fault.get("seed", 0))).sample(ids, k))
+        self.ledger.add("faults")
+
+    async def repair_fault(self, fault: Mapping[str, Any]) -> None:
+        """Undo :meth:`inject_fault` exactly (the index is whole again)."""
+        self._hidden = frozenset()
+        self.ledger.add("repairs")
+
+    def _blank(self) -> MemoryBaseline:
+        return type(self)(self.candidate, self.model, self.budget, self.retriever, ledger=self.ledger)
 
     def costs(self) -> dict[str, float]:
         out = self.ledger.snapshot()
@@ -270,6 +303,9 @@ class MemoryBaseline:
 
     async def _answer(self, turn: AgentTurn) -> AgentReply:
         lines, refs = self._context(turn)
+        if self._hidden:  # a declared index fault: hidden records never reach the prompt
+            lines = [ln for ln in lines if not any(f"RECORD {rid} " in ln for rid in self._hidden)]
+            refs = [r for r in refs if r not in self._hidden]
         self.ledger.add("retrieval_tokens", sum(count_tokens(ln) for ln in lines))
         memory = "\n".join(lines) if lines else "(none)"
         user = f"MEMORY ({LABELS.get(self.name, self.name)}; {len(lines)} lines):\n{memory}\n\nQUESTION: {turn.utterance}"
@@ -633,6 +669,10 @@ class OracleEvidence(MemoryBaseline):
 
     def _copy_state(self) -> None:
         self.by_id = dict(self.by_id)
+
+    def _blank(self) -> MemoryBaseline:
+        return OracleEvidence(self.candidate, self.model, self.budget, self.retriever, ledger=self.ledger,
+                              evidence=self.evidence)
 
     def _write(self, text: str, rec: ParsedRecord | None, turn: AgentTurn) -> None:
         if rec is not None:

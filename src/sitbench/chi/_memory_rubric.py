@@ -181,6 +181,10 @@ ANSWER_MAX_CHARS = 64
 """Longest answer string the response schema allows (values, dates, letters and source ids are short)."""
 
 
+PROBABILITY_FIELDS = ("probability", "prior", "posterior_first", "posterior_second")
+"""Reply fields holding a probability (the CHI panel's R2 and R4); the memory panel lists none."""
+
+
 def answer_schema(fields: tuple[str, ...]) -> dict[str, Any]:
     """The JSON schema of a reply listing ``fields`` (sent as ``response_format`` to real models).
 
@@ -189,11 +193,13 @@ def answer_schema(fields: tuple[str, ...]) -> dict[str, Any]:
     lists ``unresolved``, an explicit unresolved reply. A grammar compiled from it (llama.cpp) cannot
     emit a self-contradictory reply; the parser still checks every reply.
     """
+    probabilities = [f for f in fields if f in PROBABILITY_FIELDS]
     use = [f for f in fields if f in ("abstain", "unresolved", "answer", "source", "sources", "status")]
     if "abstain" not in use:
         use = ["abstain", *use]
-    if "answer" not in use:
+    if "answer" not in use and not probabilities:
         use.append("answer")
+    use += probabilities
     text = {"type": "string", "minLength": 1, "maxLength": ANSWER_MAX_CHARS}
     nothing = {"abstain": {"const": True}, "unresolved": {"const": False}, "answer": {"type": "null"},
                "source": {"type": "null"}, "sources": {"type": "array", "items": text, "maxItems": 0},
@@ -201,6 +207,9 @@ def answer_schema(fields: tuple[str, ...]) -> dict[str, Any]:
     answer = {"abstain": {"const": False}, "unresolved": {"const": False}, "answer": text, "source": text,
               "sources": {"type": "array", "items": text, "minItems": 1, "maxItems": 8},
               "status": {"enum": ["observed", "hypothesis"]}}
+    for f in probabilities:  # the CHI panel's probability fields (R2, R4): a number in [0, 1] or null
+        nothing[f] = {"type": "null"}
+        answer[f] = {"type": "number", "minimum": 0, "maximum": 1}
     branches = [nothing, answer]
     if "unresolved" in use:
         branches.append({**nothing, "abstain": {"const": False}, "unresolved": {"const": True}})

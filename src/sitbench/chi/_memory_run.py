@@ -27,7 +27,6 @@ import asyncio
 import dataclasses
 import datetime as dt
 import hashlib
-import inspect
 import json
 import math
 import random
@@ -43,10 +42,6 @@ from sitbench._version import __version__, git_commit
 from sitbench.agents import (
     ACCEPTED_REPLY_FORMS,
     AgentFailure,
-    AgentOutputError,
-    AgentSubject,
-    AgentTurn,
-    normalize_reply,
 )
 from sitbench.chi._capacity import TaskScore, axis_capacities
 from sitbench.chi._common import AXES, SPEC_VERSION
@@ -60,16 +55,11 @@ from sitbench.chi._interchange import (
 from sitbench.chi._memory import MemoryPoint, memory_curve
 from sitbench.chi._memory_baselines import BASELINES, Budget, make_baseline_factory
 from sitbench.chi._memory_env import (
-    INGEST_START,
     M8_GRID,
-    MEMORY_POLICY,
     PANELS,
     Arm,
-    Checkpoint,
-    Ingest,
     MemoryEnvironment,
     Probe,
-    Ticks,
     answer_key_hash,
     environment_report,
     generate,
@@ -85,6 +75,10 @@ from sitbench.chi._memory_rubric import (
     parse_reply,
     score,
 )
+from sitbench.chi._panel import EpisodeRun, Grade, ProbeRecord
+from sitbench.chi._panel_harness import PanelHarness
+from sitbench.chi._panel_harness import _turn as _turn
+from sitbench.chi._panel_harness import preamble_subject as preamble_subject
 from sitbench.chi._uncertainty import (
     MIN_RESAMPLES,
     bootstrap_indices,
@@ -97,69 +91,6 @@ from sitbench.stores import write_text_atomic
 RUN_VERSION = "chi-memory-run-0.1"
 REGISTERED_TESTS = [p.upper() for p in PANELS]
 PRE_EXPOSURE_SAMPLE = 10
-
-_INTERLOCUTOR: Any = None
-
-
-def _interlocutor() -> Any:
-    global _INTERLOCUTOR
-    if _INTERLOCUTOR is None:
-        from sitbench.schema import Interlocutor
-
-        _INTERLOCUTOR = Interlocutor(interlocutor_id="memory-harness", description="the memory harness")
-    return _INTERLOCUTOR
-
-
-def preamble_subject() -> AgentSubject:
-    """The ingest payload: store-1 evidence whose only record is the registered policy."""
-    from sitbench.schema import (
-        EventKind,
-        EvidenceRecord,
-        Invariants,
-        Provenance,
-        SubjectEvidence,
-        Tier,
-    )
-
-    record = EvidenceRecord(t=INGEST_START, kind=EventKind.EPISODIC, text=MEMORY_POLICY, provenance=Provenance.TOLD_BY,
-                            disclosure=Tier.PUBLIC)
-    key = "memory-" + hashlib.sha256(MEMORY_POLICY.encode()).hexdigest()[:12]
-    evidence = SubjectEvidence(subject=key, invariants=Invariants(alias="memory harness", birth_date=dt.date(2000, 1, 1),
-                                                                    hometown="n/a", education="n/a", hobbies=[],
-                                                                    traits=[]),
-                               occupations=[], records=[record])
-    return AgentSubject(subject_key=key, evidence=evidence)
-
-
-def _turn(index: int, session: int, date: dt.date, utterance: str, validate: bool = False) -> AgentTurn:
-    from sitbench.configs import CAPABILITY_POLICY
-    from sitbench.schema import CapabilityMode
-
-    mode = CapabilityMode.IDENTITY_ONLY
-    envelope = f"[DATE: {date.isoformat()}] [SPEAKER: the memory harness] [MESSAGE: {utterance}]"
-    fields = dict(turn=index, session=session, date=date, interlocutor=_interlocutor(), utterance=utterance,
-                  capability=mode, capability_policy=CAPABILITY_POLICY[mode], envelope=envelope)
-    return AgentTurn(**fields) if validate else AgentTurn.model_construct(**fields)
-
-
-async def _maybe(value: Any, timeout: float | None = None) -> Any:
-    if inspect.isawaitable(value):
-        return await (asyncio.wait_for(value, timeout) if timeout else value)
-    return value
-
-
-def _reply_text(reply: Any) -> tuple[str, dict[str, int], list[str]]:
-    """Text, usage and memory references of a ``respond`` result, read by the agent protocol's one reader.
-
-    Raises:
-        AgentOutputError: the reply is in no accepted form (see :func:`sitbench.agents.normalize_reply`).
-    """
-    normal = normalize_reply(reply)
-    usage = normal.usage
-    refs = [op.detail for op in normal.memory_ops if op.detail]
-    u = {} if usage is None else {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
-    return normal.text, u, refs
-
 
 @dataclasses.dataclass
 class ProbeResult:
@@ -199,8 +130,50 @@ class ArmResult:
     cloned: bool
 
 
+class _MemoryRubric:
+    """The memory panel's exact-answer rubric as the panel harness grades with it."""
+
+    test_id = "M"
+
+    def grade(self, probe: Probe, reply: str | None, error: str | None) -> Grade:
+        parsed = parse_reply(reply) if reply is not None else invalid(error or "no reply")
+        outcome = score(probe.key, parsed)
+        return Grade(outcome, dataclasses.asdict(parsed), 1.0 if outcome.success else 0.0, parsed.error)
+
+
+_STORE_LEVELS = ("stored_objects", "stored_bytes", "stored_tokens", "stored_keys", "consolidated_keys",
+                 "unconsolidated_records", "rules")
+"""Cost keys that are levels of the store at the end of an arm, not counts of work."""
+
+
+def probe_result(r: ProbeRecord) -> ProbeResult:
+    """A panel-harness probe record in the memory axis's form."""
+    d = dict(r.grade.parsed)
+    if d.get("sources") is not None:
+        d["sources"] = tuple(d["sources"])
+    return ProbeResult(r.episode, r.probe, r.reply, ParsedReply(**d), r.grade.outcome, r.latency_s, r.usage, r.refs,
+                       r.phase)
+
+
+def arm_result(run: EpisodeRun) -> ArmResult:
+    """A panel-harness episode run as the memory axis's :class:`ArmResult` (ingest and probe costs apart)."""
+    ingest = {k.removeprefix("history."): v for k, v in run.costs.items() if k.startswith("history.")}
+    probe = {k.removeprefix("probe."): v for k, v in run.costs.items() if k.startswith("probe.")}
+    for key in _STORE_LEVELS:
+        if key in run.final_costs:
+            ingest[key] = run.final_costs[key]
+            probe.pop(key, None)
+    for key in ("model_calls", "prompt_tokens", "completion_tokens", "retrieval_calls", "retrieval_tokens"):
+        if run.pre_costs.get(key):
+            probe[f"pre_exposure_{key}"] = run.pre_costs[key]
+    return ArmResult(run.episode, [probe_result(r) for r in run.records],
+                     [probe_result(r) for r in run.pre_exposure], ingest, probe, dict(run.wall), run.events,
+                     run.ticks, run.cloned)
+
+
 class MemoryHarness:
-    """Runs arms of a :class:`MemoryEnvironment` through an agent factory."""
+    """Runs arms of a :class:`MemoryEnvironment` through an agent factory: the panel harness
+    (:class:`~sitbench.chi._panel_harness.PanelHarness`) with the memory rubric and the pre-exposure check."""
 
     def __init__(self, factory: Callable[[], Any], budget: Budget | None, *, deadline_s: float = 60.0,
                  pre_exposure: int = PRE_EXPOSURE_SAMPLE) -> None:
@@ -209,122 +182,9 @@ class MemoryHarness:
         self.deadline_s = deadline_s
         self.pre_exposure = pre_exposure
 
-    async def _fresh(self) -> Any:
-        agent = self.factory()
-        if inspect.isawaitable(agent):
-            agent = await agent
-        await _maybe(agent.ingest(preamble_subject()), self.deadline_s)
-        return agent
-
-    async def _ask(self, agent: Any, arm: str, probe: Probe, turn: AgentTurn, cloned: bool) -> ProbeResult:
-        start = time.perf_counter()
-        target = agent
-        try:
-            if cloned:
-                target = await _maybe(agent.fork(), self.deadline_s)
-            reply = await _maybe(target.respond(turn), self.deadline_s)
-            text, usage, refs = _reply_text(reply)
-            parsed = parse_reply(text)
-        except AgentOutputError as exc:
-            text, usage, refs, parsed = None, {}, [], invalid(f"{AgentFailure.MALFORMED.value}: {exc}")
-        except TimeoutError:
-            text, usage, refs, parsed = None, {}, [], invalid(f"timeout after {self.deadline_s:g} s")
-        except Exception as exc:  # noqa: BLE001 - any agent failure is an invalid outcome, a task failure
-            text, usage, refs, parsed = None, {}, [], invalid(f"agent error: {exc!r}"[:300])
-        finally:
-            try:
-                await _maybe(target.end_session(), self.deadline_s)
-                if cloned and target is not agent and callable(getattr(target, "close", None)):
-                    await _maybe(target.close(), self.deadline_s)
-            except Exception:  # noqa: BLE001 - a failing cleanup of a discarded clone changes no score
-                pass
-        return ProbeResult(arm, probe, text, parsed, score(probe.key, parsed), time.perf_counter() - start, usage, refs)
-
     async def run_arm(self, arm: Arm, trajectory: int, rng: random.Random) -> ArmResult:
-        wall: dict[str, float] = defaultdict(float)
-        start = time.perf_counter()
-        agent = await self._fresh()
-        cloned = callable(getattr(agent, "fork", None))
-        costs = getattr(agent, "costs", None)
-        date = INGEST_START
-        session, turn_index, events, ticks = 1, 0, 0, 0
-        pre: list[ProbeResult] = []
-        if self.pre_exposure and cloned:
-            sample = rng.sample(arm.probes, min(self.pre_exposure, len(arm.probes)))
-            for p in sample:
-                r = await self._ask(agent, arm.name, p, _turn(0, session, date, p.utterance, validate=True), True)
-                r.phase = "pre_exposure"
-                pre.append(r)
-            session += 1
-        pre_costs = costs() if callable(costs) else {}
-        wall["setup_s"] += time.perf_counter() - start
-        results: list[ProbeResult] = []
-        probe_costs: dict[str, float] = defaultdict(float)
-        ingest_costs: dict[str, float] = defaultdict(float)
-        for step in arm.steps:
-            t0 = time.perf_counter()
-            if isinstance(step, Ingest):
-                before = costs() if callable(costs) else {}
-                for k in range(0, len(step.records), step.session_size):
-                    for rec in step.records[k:k + step.session_size]:
-                        await _maybe(agent.respond(_turn(turn_index, session, date, rec.text)))
-                        turn_index += 1
-                        events += 1
-                    await _maybe(agent.end_session())
-                    session += 1
-                    date += dt.timedelta(days=1)
-                after = costs() if callable(costs) else {}
-                for key, v in after.items():
-                    ingest_costs[key] += v - before.get(key, 0.0)
-                wall["ingest_s"] += time.perf_counter() - t0
-            elif isinstance(step, Ticks):
-                before = costs() if callable(costs) else {}
-                await _maybe(agent.end_session())
-                tick = getattr(agent, "tick", None)
-                for _ in range(step.n):
-                    if callable(tick):
-                        ops = step.ops_per_tick
-                        await _maybe(tick(ops), self.deadline_s)
-                    ticks += 1
-                    date += dt.timedelta(days=1)
-                after = costs() if callable(costs) else {}
-                for key, v in after.items():  # background work belongs to the history, before any probe
-                    ingest_costs[key] += v - before.get(key, 0.0)
-                wall["ticks_s"] += time.perf_counter() - t0
-            elif isinstance(step, Checkpoint):
-                await _maybe(agent.end_session())
-                before = costs() if callable(costs) else {}
-                probes = arm.probes_at(step.name)
-                order = list(range(len(probes)))
-                rng.shuffle(order)
-                if not cloned and trajectory % 2 == 1:
-                    order.reverse()
-                for j in order:
-                    session += 1
-                    turn = _turn(0, session, date, probes[j].utterance, validate=True)
-                    results.append(await self._ask(agent, arm.name, probes[j], turn, cloned))
-                after = costs() if callable(costs) else {}
-                for key, v in after.items():
-                    probe_costs[key] += v - before.get(key, 0.0)
-                wall["probe_s"] += time.perf_counter() - t0
-        close = getattr(agent, "close", None)
-        if callable(close):
-            await _maybe(close(), self.deadline_s)
-        final = costs() if callable(costs) else {}
-        for key in ("stored_objects", "stored_bytes", "stored_tokens", "stored_keys", "consolidated_keys",
-                    "unconsolidated_records", "rules"):
-            if key in final:
-                ingest_costs[key] = final[key]
-                probe_costs.pop(key, None)
-        if not callable(costs):
-            for r in results:
-                probe_costs["prompt_tokens"] += r.usage.get("prompt_tokens", 0)
-                probe_costs["completion_tokens"] += r.usage.get("completion_tokens", 0)
-        wall["total_s"] = time.perf_counter() - start
-        for key in ("model_calls", "prompt_tokens", "completion_tokens", "retrieval_calls", "retrieval_tokens"):
-            if pre_costs.get(key):
-                probe_costs[f"pre_exposure_{key}"] = pre_costs[key]
-        return ArmResult(arm, results, pre, dict(ingest_costs), dict(probe_costs), dict(wall), events, ticks, cloned)
+        harness = PanelHarness(self.factory, _MemoryRubric(), deadline_s=self.deadline_s, pre_exposure=self.pre_exposure)
+        return arm_result(await harness.run_episode(arm, trajectory, rng))  # type: ignore[arg-type]
 
 
 # -- panel scoring -------------------------------------------------------------------------------

@@ -236,6 +236,8 @@ def chi() -> None:
       sitbench chi similarity axes.json --json
       sitbench chi score observations.jsonl --manifest manifest.json
       sitbench chi demo --out demo/
+      sitbench chi run --panel r,i --agent versioned --out runs/chi
+      sitbench chi panel-demo
 
     None of these scores measures consciousness, sentience, IQ, safety or
     personhood. Invalid input exits with code 2 and one line naming the
@@ -400,3 +402,9 @@ def demo(seed: int, out: Path | None, as_json: bool) -> None:
 from sitbench.cli._chi_memory import memory as _memory  # noqa: E402 - the group is defined above
 
 chi.add_command(_memory, "memory")
+
+from sitbench.cli._chi_run import panel_demo as _panel_demo  # noqa: E402 - the group is defined above
+from sitbench.cli._chi_run import run as _run  # noqa: E402 - the group is defined above
+
+chi.add_command(_run, "run")
+chi.add_command(_panel_demo, "panel-demo")

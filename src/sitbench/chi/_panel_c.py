@@ -371,7 +371,7 @@ class ScriptSession:
             outcome, features, error = Outcome.INVALID, {}, self._error
         else:
             outcome, features = self._finish(self.state)
-            error = None
+            error = str(self.state["error"]) if outcome is Outcome.INVALID and "error" in self.state else None
         return EpisodeRecord(test_id=e.test_id, episode_id=e.episode_id, arm=e.arm, item_hash=e.item_hash,
                              outcome=outcome, features=features, steps=tuple(self._steps), error=error)
 

@@ -161,7 +161,7 @@ def _ack(st: dict[str, Any], reply: str | None) -> None:
         parse_object(reply)
     except ReplyError as exc:
         st["invalid_acks"] = st.get("invalid_acks", 0) + 1
-        st.setdefault("error", str(exc))
+        st.setdefault("ack_error", str(exc))
 
 
 def _probe(item: dict[str, Any], clone: bool = False) -> Event:
@@ -212,16 +212,22 @@ def _finish(st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
 
 
 def _score(test_id: str, records: Sequence[EpisodeRecord], components: dict[str, float | None],
-           features: dict[str, Any], controls: dict[str, Any]) -> PanelScore:
-    """Capacity as the equal mean of named components (missing when a registered condition has none)."""
+           features: dict[str, Any], controls: dict[str, Any], cells: Sequence[tuple[str, Any]]) -> PanelScore:
+    """Capacity as the equal mean of named components (missing when a registered condition has none).
+
+    ``cells`` are the ``(arm, block)`` pairs whose choices enter capacity: their raw counts are
+    the score's denominators.
+    """
     invalid = sum(int(r.features.get("invalid", 0)) for r in records)
+    chosen = [c for arm, block in cells for c in _block(records, arm, block)]
+    raw = {"correct": sum(bool(c[2]) for c in chosen), "total": len(chosen)}
     if not records or any(v is None for v in components.values()):
         return PanelScore(test_id=test_id, axis="A", capacity=None, components=components, features=features,
                           controls=controls, missing_reason="a registered condition has no scored choice",
                           invalid=invalid)
     vals = [v for v in components.values() if v is not None]
     return PanelScore(test_id=test_id, axis="A", capacity=sum(vals) / len(vals), components=components,
-                      features=features, controls=controls, invalid=invalid)
+                      features=features, controls=controls, invalid=invalid, **raw)
 
 
 class _AffectTest:
@@ -282,7 +288,8 @@ class ValenceShift(_AffectTest):
                 "priming_accuracy": _accuracy(records, "priming", 2),
                 "words_and_magnitudes": "three templates and three magnitudes rotated in every condition",
                 "mood_labels_in_probes": 0}
-        return _score(self.test_id, records, comps, feats, ctrl)
+        cells = [("positive", 2), ("negative", 2), ("neutral_repeat", 2)]
+        return _score(self.test_id, records, comps, feats, ctrl, cells)
 
 
 A2_DELAYS = (1, 5, 20)
@@ -337,7 +344,8 @@ class BehavioralPersistence(_AffectTest):
         ctrl = {"induction_in_probe_context": False, "distractor_history_identical": _same_history(records),
                 "accuracy_by_delay": per_delay}
         comps = {f"delay_{d}": v for d, v in per_delay.items()}
-        return _score(self.test_id, records, comps, feats, ctrl)
+        cells = [(c, d) for c in A_CONDITIONS for d in A2_DELAYS]
+        return _score(self.test_id, records, comps, feats, ctrl, cells)
 
 
 def _same_history(records: Sequence[EpisodeRecord]) -> bool:
@@ -386,7 +394,8 @@ class InductionDecay(_AffectTest):
                         "effect_area": _area(A3_TICKS, effects), "nonmonotone": _nonmonotone(effects)}
         ctrl = {"wall_clock_wait_s": 0, "fitted_curve": None, "accuracy_by_tick": per_tick,
                 "ticks_delivered": sum(r.features.get("ticks_delivered", 0) for r in records)}
-        return _score(self.test_id, records, {f"tick_{t}": v for t, v in per_tick.items()}, feats, ctrl)
+        cells = [(c, t) for c in A_CONDITIONS for t in A3_TICKS]
+        return _score(self.test_id, records, {f"tick_{t}": v for t, v in per_tick.items()}, feats, ctrl, cells)
 
 
 def _area(times: Sequence[int], effects: Sequence[float | None]) -> float | None:
@@ -446,7 +455,8 @@ class Hysteresis(_AffectTest):
                 "feedback_events": {a: len(s) for a, s in A4_SCHEDULES.items()},
                 "matched_prompts": "identical choice texts at a level in both passes"}
         acc = mean(comps.values())
-        score = _score(self.test_id, records, {"matched_tasks": acc}, feats, ctrl)
+        cells = [(arm, f"{ph}:{lv}") for arm in A4_SCHEDULES for ph in ("first", "second") for lv in A4_INTERIOR]
+        score = _score(self.test_id, records, {"matched_tasks": acc}, feats, ctrl, cells)
         return score.model_copy(update={"controls": {**ctrl, "accuracy_by_cell": comps}})
 
 
@@ -489,7 +499,7 @@ class Regulation(_AffectTest):
         ctrl = {"instruction_only_accuracy": _accuracy(records, "instruction_only", "probe"),
                 "neutral_baseline_accuracy": _accuracy(records, "neutral_baseline", "probe"),
                 "text_words": {"reappraisal": len(REAPPRAISAL.split()), "control": len(CONTROL_TEXT.split())}}
-        return _score(self.test_id, records, comps, feats, ctrl)
+        return _score(self.test_id, records, comps, feats, ctrl, [("regulation", "probe"), ("control_text", "probe")])
 
 
 _VALENCE_CUES = {"positive": ("won", "paid", "earned"), "negative": ("lost", "cost", "forfeited")}

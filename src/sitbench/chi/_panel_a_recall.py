@@ -155,7 +155,8 @@ class MemoryModulation:
                               features=feats, controls=ctrl, missing_reason="a context has no probe", invalid=invalid)
         vals = [v for v in by_ctx.values() if v is not None]
         return PanelScore(test_id=self.test_id, axis=self.axis, capacity=sum(vals) / len(vals), components=by_ctx,
-                          features=feats, controls=ctrl, invalid=invalid)
+                          correct=sum(bool(r[2]) for r in rows), total=len(rows), features=feats, controls=ctrl,
+                          invalid=invalid)
 
     @staticmethod
     def _note_words(records: Sequence[EpisodeRecord]) -> dict[str, float | None]:

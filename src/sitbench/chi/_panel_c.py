@@ -151,6 +151,8 @@ class EpisodeRecord(_Frozen):
     steps: tuple[Step, ...] = ()
     error: str | None = None
     """Why the outcome is invalid or not invoked."""
+    expected_format: str | None = None
+    """The reply format of the event whose reply was malformed (for the on-screen message)."""
 
 
 class PanelScore(_Frozen):
@@ -177,7 +179,8 @@ class PanelScore(_Frozen):
         if self.capacity is None:
             return TaskScore(test_id=self.test_id, axis=self.axis, missing_reason=self.missing_reason or "missing")
         if self.components is not None:
-            return TaskScore(test_id=self.test_id, axis=self.axis, components=self.components)
+            return TaskScore(test_id=self.test_id, axis=self.axis, components=self.components, correct=self.correct,
+                             total=self.total)
         return TaskScore(test_id=self.test_id, axis=self.axis, score=self.capacity, correct=self.correct,
                          total=self.total)
 
@@ -332,6 +335,7 @@ class ScriptSession:
         self._done = False
         self._error: str | None = None
         self._not_invoked = False
+        self._format: str | None = None
 
     def next_event(self) -> Event | None:
         if self._done:
@@ -350,6 +354,7 @@ class ScriptSession:
             raise RuntimeError("send() without a pending event")
         self._steps.append(Step(kind=ev.kind, text=ev.text, delivery=delivery, reply=reply, clone=ev.clone))
         self._pending = None
+        had_error = "error" in self.state
         if delivery is Delivery.NOT_INVOKED and ev.kind is EventKind.TICK and ev.no_tick is NoTick.MISSING:
             self._not_invoked = True
             self._done = True
@@ -361,6 +366,8 @@ class ScriptSession:
         except ReplyError as exc:
             self._error = str(exc)
             self._done = True
+        if (self._error is not None or ("error" in self.state and not had_error)) and self._format is None:
+            self._format = ev.reply_format
 
     def record(self) -> EpisodeRecord:
         e = self.episode
@@ -373,12 +380,21 @@ class ScriptSession:
             outcome, features = self._finish(self.state)
             error = str(self.state["error"]) if outcome is Outcome.INVALID and "error" in self.state else None
         return EpisodeRecord(test_id=e.test_id, episode_id=e.episode_id, arm=e.arm, item_hash=e.item_hash,
-                             outcome=outcome, features=features, steps=tuple(self._steps), error=error)
+                             outcome=outcome, features=features, steps=tuple(self._steps), error=error,
+                             expected_format=self._format if outcome is Outcome.INVALID else None)
 
 
 def first_error(records: Iterable[EpisodeRecord]) -> EpisodeRecord | None:
     """The first invalid record (for the on-screen malformed-reply message)."""
     return next((r for r in records if r.outcome is Outcome.INVALID), None)
+
+
+def malformed_message(records: Iterable[EpisodeRecord]) -> str | None:
+    """The on-screen message for the first malformed reply among ``records`` (``None`` when there is none)."""
+    r = first_error(records)
+    if r is None:
+        return None
+    return format_message(r.test_id, r.episode_id, r.error or "malformed reply", r.expected_format or "see the prompt")
 
 
 def _deliver(policy: Any, ev: Event) -> tuple[str | None, Delivery]:

@@ -1,0 +1,103 @@
+"""The registry of the C and A tests: each test with its good and its poor reference policy.
+
+A runner iterates :data:`CA_PANEL` to administer the twelve tests; the offline demo runs each
+test's good reference policy (the behaviour the test is built to credit) against its poor one
+(the naive policy its control exists to stop), so the two profiles differ in the direction each
+test detects. ``needs`` names the hooks beyond ``respond``/``end_session`` a test uses and how
+their absence is handled (:class:`~sitbench.chi._panel_c.NoTick`); ``fork`` is used for clones
+when present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sitbench.chi._panel_a import (
+    BehavioralPersistence,
+    Hysteresis,
+    InductionDecay,
+    NormativeChooser,
+    Regulation,
+    ValenceMimic,
+    ValenceShift,
+)
+from sitbench.chi._panel_a_recall import MemoryModulation, RecallReference, SalienceMimic
+from sitbench.chi._panel_c import EpisodeRecord, PanelScore, PanelTest, generator_report, run_test
+from sitbench.chi._panel_c_evidence import (
+    HypothesisRevision,
+    InformationSeeking,
+    RevisionReference,
+    SeekerReference,
+)
+from sitbench.chi._panel_c_goal import (
+    CognitivePersistence,
+    GoalPersistence,
+    GoalReference,
+    PersistenceReference,
+)
+from sitbench.chi._panel_c_plan import (
+    ExplorerReference,
+    SandboxExploration,
+    ScriptPlanner,
+    SubgoalReference,
+    SubgoalWorlds,
+)
+
+
+@dataclass(frozen=True)
+class PanelEntry:
+    """One registered test with its reference policies and the hooks it uses."""
+
+    test: PanelTest
+    good: Callable[[], Any]
+    """The reference policy the test credits (a baseline agent)."""
+    poor: Callable[[], Any]
+    """A naive policy the test's control is built to stop."""
+    poor_label: str
+    needs: str
+    """Hooks beyond respond/end_session and what happens without them."""
+
+
+CA_PANEL: tuple[PanelEntry, ...] = (
+    PanelEntry(GoalPersistence(), GoalReference, lambda: GoalReference(honour_cancel=False),
+               "blind persister (ignores cancellation)", "tick (else the continuation tick is a neutral turn)"),
+    PanelEntry(SubgoalWorlds(), SubgoalReference, ScriptPlanner, "fixed-script planner", "none"),
+    PanelEntry(HypothesisRevision(), RevisionReference, lambda: RevisionReference(reason=False),
+               "reflex switcher (moves on any record)", "tick (else each tick is a neutral turn)"),
+    PanelEntry(InformationSeeking(), SeekerReference, lambda: SeekerReference("guess"),
+               "guesser (no query)", "none"),
+    PanelEntry(SandboxExploration(), ExplorerReference, lambda: ExplorerReference(simulate=False),
+               "greedy (executes the tempting route)", "none"),
+    PanelEntry(CognitivePersistence(), PersistenceReference, lambda: PersistenceReference(correct=False),
+               "busy without progress", "tick (else not invoked: missing)"),
+    PanelEntry(ValenceShift(), NormativeChooser, ValenceMimic, "scripted valence mimic", "none"),
+    PanelEntry(BehavioralPersistence(), NormativeChooser, ValenceMimic, "scripted valence mimic", "fork (clones)"),
+    PanelEntry(InductionDecay(), NormativeChooser, ValenceMimic, "scripted valence mimic",
+               "tick (else not invoked: no decay opportunity); fork (clones)"),
+    PanelEntry(Hysteresis(), NormativeChooser, ValenceMimic, "scripted valence mimic", "none"),
+    PanelEntry(Regulation(), NormativeChooser, ValenceMimic, "scripted valence mimic", "none"),
+    PanelEntry(MemoryModulation(), RecallReference, SalienceMimic, "scripted salience mimic", "fork (clones)"),
+)
+"""C1–C6 and A1–A6 in panel order."""
+
+
+def panel_entry(test_id: str) -> PanelEntry:
+    """The registry entry of one test id (``"C3"``, ``"a5"``…).
+
+    Raises:
+        KeyError: For an id that is not a C or A test.
+    """
+    for e in CA_PANEL:
+        if e.test.test_id == test_id.upper():
+            return e
+    raise KeyError(f"unknown C/A test {test_id!r}; use one of {', '.join(e.test.test_id for e in CA_PANEL)}")
+
+
+def run_reference(test_id: str, seed: int, which: str = "good") -> tuple[list[EpisodeRecord], PanelScore,
+                                                                          dict[str, Any]]:
+    """One replicate of a test with its good or poor reference policy, and the generator report."""
+    e = panel_entry(test_id)
+    records, score = run_test(e.test, seed, e.good if which == "good" else e.poor)
+    return records, score, generator_report(e.test, e.test.generate(seed), seed)

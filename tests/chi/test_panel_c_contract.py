@@ -1,0 +1,173 @@
+"""The C/A episode contract: event delivery, clones, malformed replies, the registry of twelve tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from sitbench.chi._capacity import axis_capacities
+from sitbench.chi._panel_c import (
+    Delivery,
+    Episode,
+    Event,
+    EventKind,
+    NoTick,
+    Outcome,
+    ReplyError,
+    Script,
+    ScriptSession,
+    generator_report,
+    malformed_message,
+    parse_object,
+    play,
+    run_test,
+)
+from sitbench.chi._panel_c_registry import CA_PANEL, panel_entry, run_reference
+
+IDS = [e.test.test_id for e in CA_PANEL]
+
+
+def test_the_registry_holds_c1_to_c6_and_a1_to_a6() -> None:
+    assert IDS == ["C1", "C2", "C3", "C4", "C5", "C6", "A1", "A2", "A3", "A4", "A5", "A6"]
+    assert panel_entry("c4").test.test_id == "C4"
+    with pytest.raises(KeyError, match="unknown C/A test"):
+        panel_entry("M1")
+
+
+@pytest.mark.parametrize("test_id", IDS)
+def test_good_reference_outscores_the_poor_one_and_seeds_fix_the_items(test_id: str) -> None:
+    _, good, report = run_reference(test_id, 17, "good")
+    _, poor, report2 = run_reference(test_id, 17, "poor")
+    assert report == report2 and report["items_hash"] == run_reference(test_id, 17)[2]["items_hash"]
+    assert report["items_hash"] != run_reference(test_id, 18)[2]["items_hash"]
+    assert good.capacity is not None and poor.capacity is not None
+    assert good.capacity == 1.0 and poor.capacity < good.capacity
+    assert good.task_score().axis == test_id[0]
+
+
+def test_the_c_and_a_scores_make_axis_capacities() -> None:
+    scores = [run_reference(t, 1)[1].task_score() for t in IDS]
+    caps = axis_capacities(scores)
+    assert caps["C"].capacity == 1.0 and caps["A"].capacity == 1.0
+    assert caps["C"].registered == IDS[:6] and caps["A"].n_items > 0
+
+
+def test_a_system_without_tick_leaves_c6_missing_and_the_c_axis_without_capacity() -> None:
+    from sitbench.chi._panel_c_goal import PromptOnly
+
+    scores = [run_reference(t, 1)[1].task_score() for t in IDS if t != "C6"]
+    scores.append(run_test(panel_entry("C6").test, 1, PromptOnly)[1].task_score())
+    caps = axis_capacities(scores)
+    assert caps["C"].missing == ["C6"] and caps["C"].capacity is None  # never renormalized
+    assert caps["C"].available_task_mean == 1.0
+
+
+def _script(st: dict[str, Any]) -> Script:
+    reply, delivery = yield Event(kind=EventKind.TURN, text="Q\n{}", reply_format="{}")
+    st["turn"] = (reply, delivery)
+    reply, delivery = yield Event(kind=EventKind.TICK, text="TICK\n{}", no_tick=NoTick.SKIP)
+    st["skip"] = (reply, delivery)
+    reply, delivery = yield Event(kind=EventKind.TICK, text="TICK\n{}", no_tick=NoTick.TURN)
+    st["as_turn"] = (reply, delivery)
+    yield Event(kind=EventKind.END_SESSION)
+    reply, _ = yield Event(kind=EventKind.TURN, text="CLONE\n{}", clone=True)
+    st["clone"] = reply
+    reply, _ = yield Event(kind=EventKind.TURN, text="AFTER\n{}")
+    st["after"] = reply
+    parse_object(reply)
+
+
+class _Test:
+    test_id = "X1"
+    axis = "C"
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+
+    def generate(self, seed: int) -> list[Episode]:
+        return [Episode(test_id="X1", episode_id="x", arm="main", spec={})]
+
+    def session(self, episode: Episode) -> ScriptSession:
+        s = ScriptSession(episode, _script, lambda st: (Outcome.SUCCESS, {}))
+        self.state = s.state
+        return s
+
+    def score(self, records: Any) -> Any:
+        raise NotImplementedError
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.turns: list[str] = []
+        self.ended = 0
+
+    def respond(self, text: str) -> str:
+        self.turns.append(text.split("\n")[0])
+        return json.dumps({"n": len(self.turns), "ended": self.ended})
+
+    def end_session(self) -> None:
+        self.ended += 1
+
+
+def test_events_map_onto_hooks_and_clones_leave_the_live_system_unchanged() -> None:
+    t = _Test()
+    agent = _Counter()
+    rec = play(t, t.generate(0)[0], agent)
+    st = t.state
+    assert st["turn"][1] is Delivery.HOOK
+    assert st["skip"] == (None, Delivery.NOT_INVOKED)  # a non-invoked system gets no opportunity
+    assert st["as_turn"][1] is Delivery.TURN
+    assert json.loads(st["clone"]) == {"n": 3, "ended": 1}
+    assert json.loads(st["after"])["n"] == 3  # the clone's turn never reached the live system
+    assert agent.turns == ["Q", "TICK", "AFTER"]
+    assert rec.outcome is Outcome.SUCCESS and [s.clone for s in rec.steps].count(True) == 1
+
+
+def test_a_tick_hook_is_used_when_present() -> None:
+    class Ticked(_Counter):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ticks: list[int] = []
+
+        def tick(self, text: str, budget_ops: int) -> str | None:
+            self.ticks.append(budget_ops)
+            return None
+
+    t = _Test()
+    agent = Ticked()
+    play(t, t.generate(0)[0], agent)
+    assert agent.ticks == [0, 0] and t.state["skip"][1] is Delivery.HOOK
+
+
+def test_the_first_malformed_reply_is_reported_with_the_expected_format() -> None:
+    class Prose:
+        def respond(self, text: str) -> str:
+            return "I would sort them and then continue the goal."
+
+        def end_session(self) -> None:
+            return None
+
+    recs, _ = run_test(panel_entry("C1").test, 1, Prose)
+    msg = malformed_message(recs)
+    assert msg is not None and msg.startswith("C1 episode c1-1-00: malformed reply (not one JSON object)")
+    assert '"op": "stage"' in msg
+    recs, _ = run_test(panel_entry("A1").test, 1, Prose)
+    msg = malformed_message(recs)
+    assert msg is not None and '{"choice": "A"}' in msg  # the choice format, not the acknowledgement's
+    assert malformed_message(run_reference("C1", 1)[0]) is None
+
+
+def test_parse_object_is_strict() -> None:
+    assert parse_object('```json\n{"a": 1}\n```') == {"a": 1}
+    for bad in (None, "", "[1]", '{"a": 1} trailing', "yes"):
+        with pytest.raises(ReplyError):
+            parse_object(bad)
+
+
+def test_generator_report_counts_arms() -> None:
+    t = panel_entry("C3").test
+    eps = t.generate(2)
+    rep = generator_report(t, eps, 2)
+    assert rep["arms"] == {"falsifying": 20, "neutral_evidence": 10} and rep["seed"] == 2

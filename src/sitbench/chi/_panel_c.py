@@ -109,6 +109,8 @@ class Event(_Frozen):
     """Ask on a discarded ``fork()`` clone (a blind probe)."""
     no_tick: NoTick = NoTick.TURN
     """For ticks: what a system without ``tick`` gets."""
+    observation: bool = False
+    """For ticks: the text carries a record newly placed in the allowed information channel."""
     reply_format: str = ""
     """The reply format the rubric reads (shown with a malformed reply)."""
 

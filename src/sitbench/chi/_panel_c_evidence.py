@@ -123,7 +123,8 @@ class HypothesisRevision:
             if t == s["at_tick"]:
                 channel = "bench test: " + " and ".join(s["cleared"]) + " output nominal (fault not there)"
             reply, _ = yield Event(kind=EventKind.TICK, text=render("TICK", {"tick": t, "channel": channel}),
-                                   budget_ops=1, no_tick=NoTick.TURN, reply_format=C3_FORMAT)
+                                   budget_ops=1, no_tick=NoTick.TURN, observation=channel is not None,
+                                   reply_format=C3_FORMAT)
             if reply is not None and reply.strip():
                 self._log(st, parse_object(reply), tick=t, required=False)
 

@@ -13,6 +13,11 @@ rubrics (``parse_reply``, ``score_reply``), the §6 machine baselines as agents
 (``make_baseline_factory``), the §3/§5 protocol through the Agent hooks (``MemoryHarness``,
 ``run_memory``) and the memory report (``sitbench chi memory …``).
 
+The C (cognitive autonomy) and A (affective modulation) tests C1–C6 and A1–A6 are environments
+and exact rubrics behind one episode contract (``PanelTest``: seeded episodes with item hashes,
+event sessions, scoring), each with a good and a poor reference policy (``CA_PANEL``), driven
+through the Agent hooks by ``drive_episode``.
+
 None of these scores measures consciousness, sentience, IQ, safety or
 personhood. Module docstrings record each decision taken where the
 specification leaves room.
@@ -121,6 +126,22 @@ from sitbench.chi._memory_rubric import (
 )
 from sitbench.chi._memory_rubric import score as score_reply
 from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
+from sitbench.chi._panel_c import (
+    Delivery,
+    Episode,
+    EpisodeRecord,
+    EpisodeSession,
+    Event,
+    EventKind,
+    NoTick,
+    PanelScore,
+    PanelTest,
+    malformed_message,
+)
+from sitbench.chi._panel_c import Outcome as EpisodeOutcome
+from sitbench.chi._panel_c import play as play_episode
+from sitbench.chi._panel_c_drive import DriveLog, PolicyAgent, drive_episode
+from sitbench.chi._panel_c_registry import CA_PANEL, PanelEntry, panel_entry, run_reference
 from sitbench.chi._report import ChiReport, StepReport, build_report, render_text
 from sitbench.chi._similarity import (
     AxisSimilarity,
@@ -143,6 +164,7 @@ from sitbench.chi._uncertainty import (
 __all__ = [
     "AXES",
     "BASELINES",
+    "CA_PANEL",
     "CONDITIONS",
     "DEFAULT_TAU",
     "LABELS",
@@ -174,9 +196,17 @@ __all__ = [
     "ChiManifest",
     "ChiObservation",
     "ChiReport",
+    "Delivery",
+    "DriveLog",
     "EIMCInterval",
     "EIMCResult",
     "EIMCStatus",
+    "Episode",
+    "EpisodeOutcome",
+    "EpisodeRecord",
+    "EpisodeSession",
+    "Event",
+    "EventKind",
     "EvidenceClass",
     "Ingest",
     "Interval",
@@ -188,8 +218,13 @@ __all__ = [
     "MemoryPoint",
     "MemoryReaderCandidate",
     "MemoryRecord",
+    "NoTick",
     "Outcome",
+    "PanelEntry",
+    "PanelScore",
+    "PanelTest",
     "ParsedReply",
+    "PolicyAgent",
     "Probe",
     "RecoveryResult",
     "ReferenceKind",
@@ -212,6 +247,7 @@ __all__ = [
     "demo_observations",
     "distance",
     "drift",
+    "drive_episode",
     "dump_jsonl",
     "eimc_bootstrap",
     "eimc_from_curve",
@@ -229,6 +265,7 @@ __all__ = [
     "load_run",
     "lure_counts",
     "make_baseline_factory",
+    "malformed_message",
     "memory_accumulation",
     "memory_curve",
     "memory_demo_failures",
@@ -236,12 +273,14 @@ __all__ = [
     "memory_demo_table",
     "memory_reader_mock",
     "model_context_window",
+    "panel_entry",
     "parse_question",
     "parse_record",
     "parse_reply",
     "plan_sweep",
     "plan_text",
     "plasticity",
+    "play_episode",
     "q_m",
     "read_json",
     "record_lines",
@@ -252,6 +291,7 @@ __all__ = [
     "render_record",
     "render_text",
     "run_memory",
+    "run_reference",
     "score_panel",
     "score_reply",
     "stability",

@@ -171,3 +171,35 @@ def test_generator_report_counts_arms() -> None:
     eps = t.generate(2)
     rep = generator_report(t, eps, 2)
     assert rep["arms"] == {"falsifying": 20, "neutral_evidence": 10} and rep["seed"] == 2
+
+
+def test_feature_vectors_follow_the_schema_and_mark_missing_features() -> None:
+    from sitbench.chi._panel_c_features import CA_FEATURE_SCHEMA, feature_names, feature_vector
+    from sitbench.chi._panel_c_goal import PromptOnly
+
+    good = {t: run_reference(t, 1, "good")[1] for t in IDS}
+    poor = {t: run_reference(t, 1, "poor")[1] for t in IDS}
+    for axis in ("C", "A"):
+        names = feature_names(axis)
+        assert len(names) == len(CA_FEATURE_SCHEMA[axis]) == len(feature_vector(axis, good))
+    zc = dict(zip(feature_names("C"), feature_vector("C", good), strict=True))
+    assert zc["C4.calls_per_episode"] == 1.0 and zc["C4.stopping_rate"] == 1.0
+    za_good = dict(zip(feature_names("A"), feature_vector("A", good), strict=True))
+    za_poor = dict(zip(feature_names("A"), feature_vector("A", poor), strict=True))
+    assert za_good["A1.shift_positive"] == 0.0 and za_poor["A1.shift_positive"] > 0
+    assert za_good["A3.positive.half_time.value"] is None  # no induction: undefined, not 0
+    assert za_poor["A2.shift.positive.1"] is not None and za_poor["A4.ascending_first.value"] is not None
+    missing = dict(good, C6=run_test(panel_entry("C6").test, 1, PromptOnly)[1])
+    zc = dict(zip(feature_names("C"), feature_vector("C", missing), strict=True))
+    assert zc["C6.progress_per_tick"] is None and zc["C1.resumption_probability"] == 1.0
+
+
+def test_the_stateless_baseline_fails_what_needs_state_and_is_not_invoked_on_c6() -> None:
+    caps = {t: run_reference(t, 4, "stateless")[1] for t in IDS}
+    assert caps["C1"].capacity == pytest.approx(10 / 30)  # only the cancellation trials pass
+    assert caps["C3"].capacity == 0.0 and caps["C5"].capacity == 0.0 and caps["A6"].capacity == 0.0
+    assert caps["C2"].capacity == 1.0 and caps["C4"].capacity == 1.0  # every turn shows what they need
+    assert caps["C6"].capacity is None and caps["C6"].missing_reason
+    assert all(caps[t].capacity == 1.0 for t in ("A1", "A2", "A3", "A4", "A5"))  # no state, no shift
+    axes = axis_capacities([s.task_score() for s in caps.values()])
+    assert axes["C"].capacity is None and axes["C"].missing == ["C6"]

@@ -200,7 +200,7 @@ class RevisionReference:
 
     def tick(self, text: str, budget_ops: int) -> str | None:
         channel = payload_of(text).get("channel")
-        if not channel:
+        if not channel or not self.ranked:
             return None
         if not self.reason:
             i = self.ranked.index(self.current) if self.current in self.ranked else 0

@@ -338,8 +338,8 @@ class ExplorerReference:
         if tree:
             return json.dumps({"execute": next((r for r in routes if tree[r] == "reaches the goal"), routes[0])})
         last = v.get("last_result") or ""
-        if self.tried and "reaches the goal" in last:
-            return json.dumps({"execute": self.tried[-1]})
+        if last.startswith("simulated ") and last.endswith(": reaches the goal"):
+            return json.dumps({"execute": last.removeprefix("simulated ").split(":", 1)[0]})
         if not self.simulate:
             return json.dumps({"execute": routes[0]})
         nxt = next((r for r in routes if r not in self.tried), routes[0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from sitbench.chi._panel_a import (
     BehavioralPersistence,
@@ -83,6 +83,24 @@ CA_PANEL: tuple[PanelEntry, ...] = (
 """C1–C6 and A1–A6 in panel order."""
 
 
+class StatelessPolicy:
+    """The §6 stateless-prompt baseline over a policy: a fresh instance answers every turn.
+
+    It keeps nothing between turns and has no scheduler hook (no ``tick``), so it shows what the
+    prompt alone supports: a test that needs a goal, a hypothesis or a fact across turns fails,
+    and C6 is not invoked.
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+
+    def respond(self, text: str) -> str:
+        return str(self.make().respond(text))
+
+    def end_session(self) -> None:
+        return None
+
+
 def panel_entry(test_id: str) -> PanelEntry:
     """The registry entry of one test id (``"C3"``, ``"a5"``…).
 
@@ -95,9 +113,21 @@ def panel_entry(test_id: str) -> PanelEntry:
     raise KeyError(f"unknown C/A test {test_id!r}; use one of {', '.join(e.test.test_id for e in CA_PANEL)}")
 
 
-def run_reference(test_id: str, seed: int, which: str = "good") -> tuple[list[EpisodeRecord], PanelScore,
-                                                                          dict[str, Any]]:
-    """One replicate of a test with its good or poor reference policy, and the generator report."""
+Which = Literal["good", "poor", "stateless"]
+
+
+def policy_factory(entry: PanelEntry, which: Which) -> Callable[[], Any]:
+    """The good or poor reference policy of a test, or the stateless baseline over the good one."""
+    if which == "good":
+        return entry.good
+    if which == "poor":
+        return entry.poor
+    return lambda: StatelessPolicy(entry.good)
+
+
+def run_reference(test_id: str, seed: int, which: Which = "good") -> tuple[list[EpisodeRecord], PanelScore,
+                                                                        dict[str, Any]]:
+    """One replicate of a test with a reference policy (:func:`policy_factory`), and the generator report."""
     e = panel_entry(test_id)
-    records, score = run_test(e.test, seed, e.good if which == "good" else e.poor)
+    records, score = run_test(e.test, seed, policy_factory(e, which))
     return records, score, generator_report(e.test, e.test.generate(seed), seed)

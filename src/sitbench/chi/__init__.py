@@ -141,7 +141,15 @@ from sitbench.chi._panel_c import (
 from sitbench.chi._panel_c import Outcome as EpisodeOutcome
 from sitbench.chi._panel_c import play as play_episode
 from sitbench.chi._panel_c_drive import DriveLog, PolicyAgent, drive_episode
-from sitbench.chi._panel_c_registry import CA_PANEL, PanelEntry, panel_entry, run_reference
+from sitbench.chi._panel_c_features import CA_FEATURE_SCHEMA, CA_FEATURE_SCHEMA_ID, feature_names, feature_vector
+from sitbench.chi._panel_c_registry import (
+    CA_PANEL,
+    PanelEntry,
+    StatelessPolicy,
+    panel_entry,
+    policy_factory,
+    run_reference,
+)
 from sitbench.chi._report import ChiReport, StepReport, build_report, render_text
 from sitbench.chi._similarity import (
     AxisSimilarity,
@@ -164,6 +172,8 @@ from sitbench.chi._uncertainty import (
 __all__ = [
     "AXES",
     "BASELINES",
+    "CA_FEATURE_SCHEMA",
+    "CA_FEATURE_SCHEMA_ID",
     "CA_PANEL",
     "CONDITIONS",
     "DEFAULT_TAU",
@@ -229,6 +239,7 @@ __all__ = [
     "RecoveryResult",
     "ReferenceKind",
     "RunSpec",
+    "StatelessPolicy",
     "StepReport",
     "SweepPlan",
     "TaskScore",
@@ -254,6 +265,8 @@ __all__ = [
     "environment_report",
     "experience_divergence",
     "false_memory_rates",
+    "feature_names",
+    "feature_vector",
     "file_sha256",
     "fit_scales",
     "generate",
@@ -281,6 +294,7 @@ __all__ = [
     "plan_text",
     "plasticity",
     "play_episode",
+    "policy_factory",
     "q_m",
     "read_json",
     "record_lines",

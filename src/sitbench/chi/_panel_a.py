@@ -337,15 +337,20 @@ class BehavioralPersistence(_AffectTest):
         shifts = _shift_features(records, A2_DELAYS)
         feats: dict[str, Any] = {"shift": shifts}
         for c, by in shifts.items():
-            first = by[A2_DELAYS[0]]
-            signs = [v for v in by.values() if v is not None and first]
-            feats[f"sign_persistence_{c}"] = (None if not first else
-                                              sum((v > 0) == (first > 0) and v != 0 for v in signs) / len(A2_DELAYS))
+            feats[f"sign_persistence_{c}"] = _sign_persistence([by[d] for d in A2_DELAYS])
         ctrl = {"induction_in_probe_context": False, "distractor_history_identical": _same_history(records),
                 "accuracy_by_delay": per_delay}
         comps = {f"delay_{d}": v for d, v in per_delay.items()}
         cells = [(c, d) for c in A_CONDITIONS for d in A2_DELAYS]
         return _score(self.test_id, records, comps, feats, ctrl, cells)
+
+
+def _sign_persistence(shifts: Sequence[float | None]) -> float | None:
+    """Share of delays whose shift has the sign of the first delay's (``None`` without a first shift)."""
+    first = shifts[0]
+    if not first:
+        return None
+    return sum(v is not None and v != 0 and (v > 0) == (first > 0) for v in shifts) / len(shifts)
 
 
 def _same_history(records: Sequence[EpisodeRecord]) -> bool:

@@ -100,7 +100,7 @@ class GoalPersistence:
 
     def _script(self, e: Episode, st: dict[str, Any]) -> Script:
         s = e.spec
-        st.update(done=[], events=[], answers=[], cancelled_at=None)
+        st.update(events=[], answers=[], cancelled_at=None)
         intro = {"goal": s["goal"], "stages": [{"stage": k + 1, "token": t} for k, t in enumerate(s["tokens"])],
                  "rule": "Complete the stages in order, one stage action per reply. You will not be reminded.",
                  "reply": C1_FORMAT}

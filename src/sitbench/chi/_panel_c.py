@@ -399,7 +399,7 @@ def malformed_message(records: Iterable[EpisodeRecord]) -> str | None:
     return format_message(r.test_id, r.episode_id, r.error or "malformed reply", r.expected_format or "see the prompt")
 
 
-def _deliver(policy: Any, ev: Event) -> tuple[str | None, Delivery]:
+def _deliver(policy: Policy, ev: Event) -> tuple[str | None, Delivery]:
     if ev.kind is EventKind.END_SESSION:
         policy.end_session()
         return None, Delivery.HOOK
@@ -414,7 +414,7 @@ def _deliver(policy: Any, ev: Event) -> tuple[str | None, Delivery]:
     return None, Delivery.NOT_INVOKED
 
 
-def play(test: PanelTest, episode: Episode, policy: Any) -> EpisodeRecord:
+def play(test: PanelTest, episode: Episode, policy: Policy) -> EpisodeRecord:
     """Run one episode against an in-process policy (the reference driver of the event mapping).
 
     Args:
@@ -439,7 +439,7 @@ def play(test: PanelTest, episode: Episode, policy: Any) -> EpisodeRecord:
     return session.record()
 
 
-def run_test(test: PanelTest, seed: int, make_policy: Callable[[], Any]) -> tuple[list[EpisodeRecord], PanelScore]:
+def run_test(test: PanelTest, seed: int, make_policy: Callable[[], Policy]) -> tuple[list[EpisodeRecord], PanelScore]:
     """Every episode of one replicate, each on a fresh policy, and the score."""
     records = [play(test, e, make_policy()) for e in test.generate(seed)]
     return records, test.score(records)

@@ -221,3 +221,28 @@ def test_probe_replies_are_read_exactly() -> None:
             return json.dumps({"choice": "C"}) if header_of(text) == "CHOICE" else super().respond(text)
 
     assert play(t, e, Third()).outcome is Outcome.INVALID
+
+
+def test_a4_a_missing_level_makes_hysteresis_missing_not_silently_narrower() -> None:
+    class SkipsLevelThree(NormativeChooser):
+        def __init__(self) -> None:
+            self.level = 0
+
+        def respond(self, text: str) -> str:
+            if header_of(text) == "ROUND RESULT":
+                self.level = int(re.findall(r"\d+", payload_of(text)["result"])[0]) // 10
+            if header_of(text) == "CHOICE" and self.level == 3:
+                return "no"
+            return super().respond(text)
+
+    _, s = run_test(Hysteresis(), 8, SkipsLevelThree)
+    assert s.features["ascending_first"]["status"] == "missing"
+    assert s.invalid == 2 * 2 * 10 and s.capacity is not None and s.capacity < 1.0
+
+
+def test_a4_direction_gap_across_arms_at_the_same_pass() -> None:
+    _, mimic = run_test(Hysteresis(), 3, ValenceMimic)
+    gap = mimic.features["direction_gap_first_pass"]
+    assert gap["status"] == "ok" and gap["value"] > 0  # ascending and descending differ at the same position
+    _, neutral = run_test(Hysteresis(), 3, NormativeChooser)
+    assert neutral.features["direction_gap_first_pass"]["value"] == 0.0

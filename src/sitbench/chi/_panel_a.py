@@ -33,7 +33,9 @@ a valence effect is a feature, never a reward (§2). The choice-rate features us
   the same level in both passes (a present-prompt difference is not hysteresis); both arms have
   the same cumulative exposure (each level once per pass: total intensity 30 over ten feedback
   events). Feature: the mean absolute forward/reverse gamble-rate gap at levels 2, 3 and 4
-  (:func:`hysteresis`). Capacity: mean correct rate on those matched choices.
+  (:func:`hysteresis`) within each arm, and across the two arms at the same pass (ascending against
+  descending at the same position in the session: direction apart from order and elapsed time).
+  Capacity: mean correct rate on those matched choices.
 * A5: negative induction then a neutral reappraisal instruction (20 episodes) or length-matched
   control text (20), and the instruction-only control (neutral induction + reappraisal, 10) with
   its neutral baseline (neutral induction + control text, 10); five choices each. Capacity: the
@@ -447,13 +449,17 @@ class Hysteresis(_AffectTest):
 
     def score(self, records: Sequence[EpisodeRecord]) -> PanelScore:
         feats: dict[str, Any] = {}
-        for arm in A4_SCHEDULES:
-            first = {float(lv): _pooled(records, arm, f"first:{lv}")[0] for lv in A4_LEVELS}
-            second = {float(lv): _pooled(records, arm, f"second:{lv}")[0] for lv in A4_LEVELS}
-            up, down = (first, second) if arm == "ascending_first" else (second, first)
-            up = {k: v for k, v in up.items() if v is not None}
-            down = {k: v for k, v in down.items() if v is not None}
-            feats[arm] = hysteresis(up, down).model_dump()
+        rates = {(arm, ph): {float(lv): _pooled(records, arm, f"{ph}:{lv}")[0] for lv in A4_LEVELS}
+                 for arm in A4_SCHEDULES for ph in ("first", "second")}
+        # Within an arm: ascending against descending pass (the registered feature).
+        feats["ascending_first"] = hysteresis(rates["ascending_first", "first"],
+                                              rates["ascending_first", "second"]).model_dump()
+        feats["descending_first"] = hysteresis(rates["descending_first", "second"],
+                                               rates["descending_first", "first"]).model_dump()
+        # Across arms at the same position in the session: direction apart from order and time.
+        for ph in ("first", "second"):
+            feats[f"direction_gap_{ph}_pass"] = hysteresis(rates["ascending_first", ph],
+                                                           rates["descending_first", ph]).model_dump()
         comps = {f"{arm}:{ph}:{lv}": _accuracy(records, arm, f"{ph}:{lv}")
                  for arm in A4_SCHEDULES for ph in ("first", "second") for lv in A4_INTERIOR}
         ctrl = {"cumulative_exposure": {a: sum(s) for a, s in A4_SCHEDULES.items()},

@@ -9,8 +9,9 @@ revision. A tick reply logs a new hypothesis with its next action, or is empty (
 runner-up too, so "switch to the runner-up" is not a rule that passes); in **neutral-evidence**
 episodes (the control, matched ticks and record form) it clears a unit that is not the current
 hypothesis, and any revision is a false revision. Success (falsifying episodes, the capacity):
-the first hypothesis change at or after the record, within five ticks of it, names the unit the
-evidence now ranks first, and its reply carries an action on that unit. Features: revision
+the first hypothesis change at or after the record, within five ticks (the record's tick and
+the four after it), names the unit the evidence now ranks first, and its reply carries an action
+on that unit. Features: revision
 latency in ticks, unnecessary revisions (neutral episodes with a change; changes before any
 record). A system without ``tick`` gets each tick as a neutral turn (:attr:`NoTick.TURN`), the
 channel record in it.

@@ -37,6 +37,7 @@ CA_FEATURE_SCHEMA: dict[Axis, tuple[tuple[str, str], ...]] = {
         ("A3", "positive.effect_area"), ("A3", "positive.half_time.value"),
         ("A3", "negative.effect_area"), ("A3", "negative.half_time.value"),
         ("A4", "ascending_first.value"), ("A4", "descending_first.value"),
+        ("A4", "direction_gap_first_pass.value"), ("A4", "direction_gap_second_pass.value"),
         ("A5", "difference_in_differences"), ("A5", "attenuation"),
         ("A6", "contrast_positive"), ("A6", "contrast_negative"),
     ),

@@ -24,6 +24,7 @@ from sitbench.chi._panel_a import (
     ValenceShift,
     gamble_better,
 )
+from sitbench.chi._panel_a_recall import MemoryModulation, RecallReference
 from sitbench.chi._panel_c import EventKind, Outcome, PanelTest, header_of, payload_of, play, run_test
 
 TESTS = [ValenceShift(), BehavioralPersistence(), InductionDecay(), Hysteresis(), Regulation()]
@@ -246,3 +247,12 @@ def test_a4_direction_gap_across_arms_at_the_same_pass() -> None:
     assert gap["status"] == "ok" and gap["value"] > 0  # ascending and descending differ at the same position
     _, neutral = run_test(Hysteresis(), 3, NormativeChooser)
     assert neutral.features["direction_gap_first_pass"]["value"] == 0.0
+
+
+@pytest.mark.parametrize("test", TESTS + [MemoryModulation()], ids=lambda t: t.test_id)
+def test_a_missing_condition_leaves_capacity_missing_never_averaged_over_the_rest(test: PanelTest) -> None:
+    recs, _ = run_test(test, 3, NormativeChooser if test.test_id != "A6" else RecallReference)
+    dropped = {"A1": "positive", "A2": "neutral", "A3": "neutral", "A4": "descending_first", "A5": "regulation",
+               "A6": "rotation_0"}[test.test_id]
+    s = test.score([r for r in recs if r.arm != dropped])
+    assert s.capacity is None and s.missing_reason

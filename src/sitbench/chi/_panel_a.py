@@ -74,6 +74,7 @@ from sitbench.chi._panel_c import (
     payload_of,
     rate,
     render,
+    strict_mean,
 )
 
 CHOICE_FORMAT = 'one JSON object {"choice": "A"} or {"choice": "B"}'
@@ -335,7 +336,7 @@ class BehavioralPersistence(_AffectTest):
                     _tally(st, k, (yield _probe(item, clone=True))[0], item)
 
     def score(self, records: Sequence[EpisodeRecord]) -> PanelScore:
-        per_delay = {d: mean(_accuracy(records, c, d) for c in A_CONDITIONS) for d in A2_DELAYS}
+        per_delay = {d: strict_mean(_accuracy(records, c, d) for c in A_CONDITIONS) for d in A2_DELAYS}
         shifts = _shift_features(records, A2_DELAYS)
         feats: dict[str, Any] = {"shift": shifts}
         for c, by in shifts.items():
@@ -392,7 +393,7 @@ class InductionDecay(_AffectTest):
                 _tally(st, t, (yield _probe(item, clone=True))[0], item)
 
     def score(self, records: Sequence[EpisodeRecord]) -> PanelScore:
-        per_tick = {t: mean(_accuracy(records, c, t) for c in A_CONDITIONS) for t in A3_TICKS}
+        per_tick = {t: strict_mean(_accuracy(records, c, t) for c in A_CONDITIONS) for t in A3_TICKS}
         shifts = _shift_features(records, A3_TICKS)
         feats: dict[str, Any] = {}
         for c, by in shifts.items():
@@ -465,7 +466,7 @@ class Hysteresis(_AffectTest):
         ctrl = {"cumulative_exposure": {a: sum(s) for a, s in A4_SCHEDULES.items()},
                 "feedback_events": {a: len(s) for a, s in A4_SCHEDULES.items()},
                 "matched_prompts": "identical choice texts at a level in both passes"}
-        acc = mean(comps.values())
+        acc = strict_mean(comps.values())
         cells = [(arm, f"{ph}:{lv}") for arm in A4_SCHEDULES for ph in ("first", "second") for lv in A4_INTERIOR]
         score = _score(self.test_id, records, {"matched_tasks": acc}, feats, ctrl, cells)
         return score.model_copy(update={"controls": {**ctrl, "accuracy_by_cell": comps}})

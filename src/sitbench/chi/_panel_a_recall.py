@@ -14,7 +14,8 @@ delay is the same ``A6_LAG`` events; probes on clones are discarded and add no e
 ``{"answer": <value>}`` or ``{"abstain": true}``; only the exact value (case and surrounding space
 aside) is recalled. A malformed reply is a failed probe.
 
-Capacity: mean exact recall across the three contexts (named components, equally averaged).
+Capacity: mean exact recall across the three contexts (named components, equally averaged);
+missing when the replicate lacks a rotation (the counterbalance is then incomplete).
 Features: recall contrasts positive − neutral and negative − neutral, paired within fact (each
 fact's own baseline salience cancels). Salience is not emotion.
 """
@@ -150,9 +151,10 @@ class MemoryModulation:
                 "source": "registry for every fact", "relevance": "every fact marked for later recall",
                 "complete_counterbalance": all(len(d) == 3 for d in by_fact.values()) and len(by_fact) == A6_FACTS}
         invalid = sum(int(r.features.get("invalid", 0)) for r in records)
-        if any(v is None for v in by_ctx.values()):
+        if any(v is None for v in by_ctx.values()) or not ctrl["complete_counterbalance"]:
             return PanelScore(test_id=self.test_id, axis=self.axis, capacity=None, components=by_ctx,
-                              features=feats, controls=ctrl, missing_reason="a context has no probe", invalid=invalid)
+                              features=feats, controls=ctrl, invalid=invalid,
+                              missing_reason="incomplete counterbalance: every fact needs all three contexts")
         vals = [v for v in by_ctx.values() if v is not None]
         return PanelScore(test_id=self.test_id, axis=self.axis, capacity=sum(vals) / len(vals), components=by_ctx,
                           correct=sum(bool(r[2]) for r in rows), total=len(rows), features=feats, controls=ctrl,

@@ -456,6 +456,14 @@ def mean(values: Iterable[float | None]) -> float | None:
     return None if not vs else sum(vs) / len(vs)
 
 
+def strict_mean(values: Iterable[float | None]) -> float | None:
+    """Mean of the values, ``None`` when any is missing (a capacity is never taken over a subset, §2)."""
+    vs = list(values)
+    if not vs or any(v is None for v in vs):
+        return None
+    return sum(v for v in vs if v is not None) / len(vs)
+
+
 def proportion_score(test_id: str, axis: Axis, records: Sequence[EpisodeRecord], arms: Sequence[str],
                      *, features: dict[str, Any], controls: dict[str, Any]) -> PanelScore:
     """A proportion capacity over the counted episodes of ``arms`` (missing when none was invoked)."""

@@ -203,3 +203,21 @@ def test_the_stateless_baseline_fails_what_needs_state_and_is_not_invoked_on_c6(
     assert all(caps[t].capacity == 1.0 for t in ("A1", "A2", "A3", "A4", "A5"))  # no state, no shift
     axes = axis_capacities([s.task_score() for s in caps.values()])
     assert axes["C"].capacity is None and axes["C"].missing == ["C6"]
+
+
+@pytest.mark.parametrize("test_id", IDS)
+def test_one_panel_reference_agent_serves_every_test(test_id: str) -> None:
+    from sitbench.chi._panel_c_registry import PanelReference
+
+    entry = panel_entry(test_id)
+    _, good = run_test(entry.test, 6, PanelReference)
+    _, poor = run_test(entry.test, 6, lambda: PanelReference("poor"))
+    assert good.capacity == run_test(entry.test, 6, entry.good)[1].capacity == 1.0
+    assert poor.capacity == run_test(entry.test, 6, entry.poor)[1].capacity
+
+
+def test_the_panel_reference_refuses_an_unknown_first_turn() -> None:
+    from sitbench.chi._panel_c_registry import PanelReference
+
+    with pytest.raises(ValueError, match="not one a C or A test sends"):
+        PanelReference().respond("HELLO\n{}")

@@ -145,6 +145,7 @@ from sitbench.chi._panel_c_features import CA_FEATURE_SCHEMA, CA_FEATURE_SCHEMA_
 from sitbench.chi._panel_c_registry import (
     CA_PANEL,
     PanelEntry,
+    PanelReference,
     StatelessPolicy,
     panel_entry,
     policy_factory,
@@ -231,6 +232,7 @@ __all__ = [
     "NoTick",
     "Outcome",
     "PanelEntry",
+    "PanelReference",
     "PanelScore",
     "PanelTest",
     "ParsedReply",

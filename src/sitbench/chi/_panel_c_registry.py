@@ -24,7 +24,15 @@ from sitbench.chi._panel_a import (
     ValenceShift,
 )
 from sitbench.chi._panel_a_recall import MemoryModulation, RecallReference, SalienceMimic
-from sitbench.chi._panel_c import EpisodeRecord, PanelScore, PanelTest, generator_report, run_test
+from sitbench.chi._panel_c import (
+    EpisodeRecord,
+    PanelScore,
+    PanelTest,
+    generator_report,
+    header_of,
+    payload_of,
+    run_test,
+)
 from sitbench.chi._panel_c_evidence import (
     HypothesisRevision,
     InformationSeeking,
@@ -99,6 +107,76 @@ class StatelessPolicy:
 
     def end_session(self) -> None:
         return None
+
+
+class _AffectRouter:
+    """One A-axis policy: choices to a chooser, recall notes and probes to a recall policy."""
+
+    def __init__(self, chooser: Any, recall: Any) -> None:
+        self.chooser, self.recall = chooser, recall
+
+    def respond(self, text: str) -> str:
+        head, v = header_of(text), payload_of(text)
+        if head == "RECALL" or (head == "ROUND RESULT" and str(v.get("note", "")).startswith("For later recall")):
+            out = str(self.recall.respond(text))
+            if head == "ROUND RESULT":
+                self.chooser.respond(text)  # the result still induces what it induces
+            return out
+        return str(self.chooser.respond(text))
+
+    def tick(self, text: str, budget_ops: int) -> str | None:
+        hook = getattr(self.chooser, "tick", None)
+        return hook(text, budget_ops) if callable(hook) else None
+
+    def end_session(self) -> None:
+        self.chooser.end_session()
+        self.recall.end_session()
+
+
+class PanelReference:
+    """One reference agent for the whole C/A panel: it recognises the test from the first turn.
+
+    Each episode needs a fresh instance (as every agent does). ``quality="good"`` delegates to each
+    test's good reference policy, ``"poor"`` to its poor one, so a runner can register one factory
+    per quality (with a ``tick`` hook: a scheduled agent).
+
+    Raises:
+        ValueError: On a first turn no C or A test sends.
+    """
+
+    def __init__(self, quality: Literal["good", "poor"] = "good") -> None:
+        self.quality = quality
+        self.inner: Any = None
+
+    def _route(self, text: str) -> Any:
+        head, v = header_of(text), payload_of(text)
+        test = {"WORLD": "C2", "DIAGNOSIS": "C3", "TASK": "C4", "SANDBOX": "C5"}.get(head)
+        if head == "TASK ASSIGNED":
+            test = "C1" if "stages" in v else "C6"
+        if test is not None:
+            e = panel_entry(test)
+            return e.good() if self.quality == "good" else e.poor()
+        if head in ("ROUND RESULT", "CHOICE"):
+            if self.quality == "good":
+                return _AffectRouter(NormativeChooser(), RecallReference())
+            return _AffectRouter(ValenceMimic(), SalienceMimic())
+        raise ValueError(f"first turn {head!r} is not one a C or A test sends")
+
+    def respond(self, text: str) -> str:
+        if self.inner is None:
+            self.inner = self._route(text)
+        return str(self.inner.respond(text))
+
+    def tick(self, text: str, budget_ops: int) -> str | None:
+        hook = getattr(self.inner, "tick", None)
+        if not callable(hook):
+            return None
+        out = hook(text, budget_ops)
+        return None if out is None else str(out)
+
+    def end_session(self) -> None:
+        if self.inner is not None:
+            self.inner.end_session()
 
 
 def panel_entry(test_id: str) -> PanelEntry:

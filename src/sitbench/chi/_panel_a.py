@@ -57,6 +57,7 @@ from typing import Any
 from sitbench.chi._chis import decay_half_time, hysteresis
 from sitbench.chi._common import Axis
 from sitbench.chi._panel_c import (
+    Delivery,
     Episode,
     EpisodeRecord,
     Event,
@@ -388,7 +389,7 @@ class InductionDecay(_AffectTest):
                 done += 1
                 _, delivery = yield Event(kind=EventKind.TICK, text=render("TICK", {"tick": done}), budget_ops=1,
                                           no_tick=NoTick.SKIP)
-                st["ticks_delivered"] += delivery.value == "hook"
+                st["ticks_delivered"] += delivery is Delivery.HOOK
             for item in s["probes"][str(t)]:
                 _tally(st, t, (yield _probe(item, clone=True))[0], item)
 

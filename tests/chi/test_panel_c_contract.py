@@ -221,3 +221,21 @@ def test_the_panel_reference_refuses_an_unknown_first_turn() -> None:
 
     with pytest.raises(ValueError, match="not one a C or A test sends"):
         PanelReference().respond("HELLO\n{}")
+
+
+def test_item_hashes_do_not_depend_on_the_process_hash_seed() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from sitbench.chi._panel_c_registry import CA_PANEL; from sitbench.chi._panel_c import generator_report;"
+            "print(','.join(generator_report(e.test, e.test.generate(5), 5)['items_hash'] for e in CA_PANEL))")
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    outs = set()
+    for hash_seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=src)
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                check=True).stdout.strip())
+    here = ",".join(generator_report(e.test, e.test.generate(5), 5)["items_hash"] for e in CA_PANEL)
+    assert outs == {here}

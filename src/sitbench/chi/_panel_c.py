@@ -5,9 +5,10 @@ item hash), opens an :class:`EpisodeSession` per episode (a state machine that e
 :class:`Event` objects and reads the reply to each), and scores the finished
 :class:`EpisodeRecord` objects into a :class:`PanelScore` (capacity, raw denominators, behavioral
 features, controls). Nothing here drives an agent: a runner maps each event onto an agent hook
-(``respond``, ``tick``, ``end_session``, ``fork``) and hands back the reply text. :func:`play`
-is the in-process driver for a :class:`Policy` (the reference policies, the tests) and documents
-that mapping:
+(``respond``, ``tick``, ``end_session``, ``fork``; :mod:`sitbench.chi._panel_c_drive` does it for
+an Agent) and hands back the reply text. :func:`play` is the in-process driver for a
+:class:`Policy` (the reference policies, the tests; a policy's ``tick(text, budget_ops)`` always
+gets the tick's text). The mapping:
 
 * :attr:`EventKind.TURN`: one ``respond`` turn; a reply is required and read exactly.
 * :attr:`EventKind.TICK`: one declared neutral scheduler tick through ``tick(budget_ops)``; the
@@ -24,8 +25,10 @@ that mapping:
   contamination is recorded.
 
 Replies are one JSON object (a Markdown code fence is tolerated, nothing else is). A malformed
-required reply is a task failure of its episode (§5), never a dropped observation; the first one
-of a run is reported with the expected format (:func:`format_message`).
+required reply is a task failure (§5), never a dropped observation: it ends a C episode as
+invalid and fails the one probe of an A episode; the first one of a run is reported with the
+expected format (:func:`malformed_message`). A capacity whose registered condition has no scored
+item is missing (:func:`strict_mean`), never the mean of the rest (§2).
 """
 
 from __future__ import annotations

@@ -25,21 +25,21 @@ from sitbench.chi._panel_a import (
     gamble_better,
 )
 from sitbench.chi._panel_a_recall import MemoryModulation, RecallReference
-from sitbench.chi._panel_c import EventKind, Outcome, PanelTest, header_of, payload_of, play, run_test
+from sitbench.chi._panel_c import EventKind, InteractiveTest, Outcome, header_of, payload_of, play, run_test
 
 TESTS = [ValenceShift(), BehavioralPersistence(), InductionDecay(), Hysteresis(), Regulation()]
 
 
 @pytest.mark.parametrize("test", TESTS, ids=lambda t: t.test_id)
-def test_same_seed_same_item_hashes(test: PanelTest) -> None:
-    assert isinstance(test, PanelTest)
+def test_same_seed_same_item_hashes(test: InteractiveTest) -> None:
+    assert isinstance(test, InteractiveTest)
     a, b, c = test.generate(11), test.generate(11), test.generate(12)
     assert [e.item_hash for e in a] == [e.item_hash for e in b]
     assert [e.item_hash for e in a] != [e.item_hash for e in c]
 
 
 @pytest.mark.parametrize("test", TESTS, ids=lambda t: t.test_id)
-def test_the_neutral_chooser_is_normatively_perfect_and_probes_carry_no_mood_label(test: PanelTest) -> None:
+def test_the_neutral_chooser_is_normatively_perfect_and_probes_carry_no_mood_label(test: InteractiveTest) -> None:
     recs, s = run_test(test, 11, NormativeChooser)
     assert s.capacity == 1.0, s
     probes = [st.text for r in recs for st in r.steps if header_of(st.text) == "CHOICE"]
@@ -49,7 +49,7 @@ def test_the_neutral_chooser_is_normatively_perfect_and_probes_carry_no_mood_lab
 
 
 @pytest.mark.parametrize("test", TESTS, ids=lambda t: t.test_id)
-def test_a_scripted_valence_mimic_shows_a_shift_but_no_higher_capacity(test: PanelTest) -> None:
+def test_a_scripted_valence_mimic_shows_a_shift_but_no_higher_capacity(test: InteractiveTest) -> None:
     _, neutral = run_test(test, 11, NormativeChooser)
     _, mimic = run_test(test, 11, ValenceMimic)
     assert mimic.capacity is not None and neutral.capacity is not None
@@ -250,7 +250,7 @@ def test_a4_direction_gap_across_arms_at_the_same_pass() -> None:
 
 
 @pytest.mark.parametrize("test", TESTS + [MemoryModulation()], ids=lambda t: t.test_id)
-def test_a_missing_condition_leaves_capacity_missing_never_averaged_over_the_rest(test: PanelTest) -> None:
+def test_a_missing_condition_leaves_capacity_missing_never_averaged_over_the_rest(test: InteractiveTest) -> None:
     recs, _ = run_test(test, 3, NormativeChooser if test.test_id != "A6" else RecallReference)
     dropped = {"A1": "positive", "A2": "neutral", "A3": "neutral", "A4": "descending_first", "A5": "regulation",
                "A6": "rotation_0"}[test.test_id]

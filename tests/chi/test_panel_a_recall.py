@@ -14,12 +14,12 @@ from sitbench.chi._panel_a_recall import (
     SalienceMimic,
     context_of,
 )
-from sitbench.chi._panel_c import EventKind, Outcome, PanelTest, header_of, payload_of, play, run_test
+from sitbench.chi._panel_c import EventKind, InteractiveTest, Outcome, header_of, payload_of, play, run_test
 
 
 def test_a6_is_seeded_and_fully_counterbalanced() -> None:
     t = MemoryModulation()
-    assert isinstance(t, PanelTest)
+    assert isinstance(t, InteractiveTest)
     eps = t.generate(2)
     assert [e.item_hash for e in eps] == [e.item_hash for e in t.generate(2)]
     assert [e.item_hash for e in eps] != [e.item_hash for e in t.generate(3)]

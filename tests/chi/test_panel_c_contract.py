@@ -10,9 +10,9 @@ import pytest
 from sitbench.chi._capacity import axis_capacities
 from sitbench.chi._panel_c import (
     Delivery,
-    Episode,
     Event,
     EventKind,
+    InteractiveEpisode,
     NoTick,
     Outcome,
     ReplyError,
@@ -86,10 +86,10 @@ class _Test:
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
 
-    def generate(self, seed: int) -> list[Episode]:
-        return [Episode(test_id="X1", episode_id="x", arm="main", spec={})]
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
+        return [InteractiveEpisode(test_id="X1", episode_id="x", arm="main", spec={})]
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         s = ScriptSession(episode, _script, lambda st: (Outcome.SUCCESS, {}))
         self.state = s.state
         return s

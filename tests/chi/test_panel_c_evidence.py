@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sitbench.chi._panel_c import Delivery, EventKind, PanelTest, payload_of, play, run_test
+from sitbench.chi._panel_c import Delivery, EventKind, InteractiveTest, payload_of, play, run_test
 from sitbench.chi._panel_c_evidence import (
     C3_FALSIFYING,
     C3_TICKS,
@@ -19,7 +19,7 @@ from sitbench.chi._panel_c_evidence import (
 
 def test_c3_is_seeded_and_never_asks_for_a_revision() -> None:
     t = HypothesisRevision()
-    assert isinstance(t, PanelTest)
+    assert isinstance(t, InteractiveTest)
     a = t.generate(3)
     assert [e.item_hash for e in a] == [e.item_hash for e in t.generate(3)]
     rec = play(t, a[0], RevisionReference())
@@ -88,7 +88,7 @@ def test_c3_ticks_reach_a_system_without_tick_as_turns() -> None:
 
 def test_c4_tools_have_equal_costs_and_one_informative_tool() -> None:
     t = InformationSeeking()
-    assert isinstance(t, PanelTest)
+    assert isinstance(t, InteractiveTest)
     eps = t.generate(6)
     assert [e.item_hash for e in eps] == [e.item_hash for e in t.generate(6)]
     assert len({e.spec["tools"][0]["name"] == e.spec["informative"] for e in eps}) == 2  # position varies

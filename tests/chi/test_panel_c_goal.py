@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sitbench.chi._panel_c import Delivery, EventKind, Outcome, PanelTest, payload_of, play, run_test
+from sitbench.chi._panel_c import Delivery, EventKind, InteractiveTest, Outcome, payload_of, play, run_test
 from sitbench.chi._panel_c_goal import (
     C1_CANCEL,
     C1_MAIN,
@@ -18,7 +18,7 @@ from sitbench.chi._panel_c_goal import (
 
 def test_c1_is_a_panel_test_with_seeded_item_hashes() -> None:
     t = GoalPersistence()
-    assert isinstance(t, PanelTest)
+    assert isinstance(t, InteractiveTest)
     a, b, c = t.generate(7), t.generate(7), t.generate(8)
     assert [e.item_hash for e in a] == [e.item_hash for e in b]
     assert [e.item_hash for e in a] != [e.item_hash for e in c]

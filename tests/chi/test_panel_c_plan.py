@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sitbench.chi._panel_c import Outcome, PanelTest, payload_of, play, run_test
+from sitbench.chi._panel_c import InteractiveTest, Outcome, payload_of, play, run_test
 from sitbench.chi._panel_c_plan import (
     C2_ENVIRONMENTS,
     C5_SIM_BUDGET,
@@ -19,7 +19,7 @@ from sitbench.chi._panel_c_plan import (
 
 def test_c2_worlds_are_seeded_and_their_prerequisites_are_observable() -> None:
     t = SubgoalWorlds()
-    assert isinstance(t, PanelTest)
+    assert isinstance(t, InteractiveTest)
     a = t.generate(4)
     assert [e.item_hash for e in a] == [e.item_hash for e in t.generate(4)]
     assert [e.item_hash for e in a] != [e.item_hash for e in t.generate(5)]
@@ -85,7 +85,7 @@ def test_c2_actions_outside_the_budget_are_not_executed() -> None:
 
 def test_c5_reference_simulates_and_executes_the_alternative() -> None:
     t = SandboxExploration()
-    assert isinstance(t, PanelTest)
+    assert isinstance(t, InteractiveTest)
     _, good = run_test(t, 2, ExplorerReference)
     assert good.capacity == 1.0 and good.total == C5_TASKS
     assert good.features["tempting_rate"] == 0.0 and good.features["first_simulation_turn"] == 0.0

@@ -14,7 +14,7 @@ rubrics (``parse_reply``, ``score_reply``), the §6 machine baselines as agents
 ``run_memory``) and the memory report (``sitbench chi memory …``).
 
 The C (cognitive autonomy) and A (affective modulation) tests C1–C6 and A1–A6 are environments
-and exact rubrics behind one episode contract (``PanelTest``: seeded episodes with item hashes,
+and exact rubrics behind one episode contract (``InteractiveTest``: seeded episodes with item hashes,
 event sessions, scoring), each with a good and a poor reference policy (``CA_PANEL``), driven
 through the Agent hooks by ``drive_episode``.
 
@@ -128,14 +128,14 @@ from sitbench.chi._memory_rubric import score as score_reply
 from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
 from sitbench.chi._panel_c import (
     Delivery,
-    Episode,
     EpisodeRecord,
     EpisodeSession,
     Event,
     EventKind,
+    InteractiveEpisode,
+    InteractiveTest,
     NoTick,
     PanelScore,
-    PanelTest,
     malformed_message,
 )
 from sitbench.chi._panel_c import Outcome as EpisodeOutcome
@@ -212,7 +212,6 @@ __all__ = [
     "EIMCInterval",
     "EIMCResult",
     "EIMCStatus",
-    "Episode",
     "EpisodeOutcome",
     "EpisodeRecord",
     "EpisodeSession",
@@ -220,6 +219,8 @@ __all__ = [
     "EventKind",
     "EvidenceClass",
     "Ingest",
+    "InteractiveEpisode",
+    "InteractiveTest",
     "Interval",
     "Measure",
     "MemoryBaseline",
@@ -234,7 +235,6 @@ __all__ = [
     "PanelEntry",
     "PanelReference",
     "PanelScore",
-    "PanelTest",
     "ParsedReply",
     "PolicyAgent",
     "Probe",

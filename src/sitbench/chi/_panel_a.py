@@ -58,10 +58,10 @@ from sitbench.chi._chis import decay_half_time, hysteresis
 from sitbench.chi._common import Axis
 from sitbench.chi._panel_c import (
     Delivery,
-    Episode,
     EpisodeRecord,
     Event,
     EventKind,
+    InteractiveEpisode,
     NoTick,
     Outcome,
     PanelScore,
@@ -240,10 +240,10 @@ class _AffectTest:
     test_id = ""
     axis: Axis = "A"
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), _finish)
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         raise NotImplementedError
 
 
@@ -256,15 +256,15 @@ class ValenceShift(_AffectTest):
 
     test_id = "A1"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"A1:{seed}")
         items1, items2 = _choice_items(rng, A1_CHOICES), _choice_items(rng, A1_CHOICES)
         arms = list(A1_ARMS)
         rng.shuffle(arms)
-        return [Episode(test_id=self.test_id, episode_id=f"a1-{seed}-{arm}", arm=arm,
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"a1-{seed}-{arm}", arm=arm,
                         spec={"rot": k % 3, "block1": items1, "block2": items2}) for k, arm in enumerate(arms)]
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         for ev in _induction("neutral", s["rot"]):
             _ack(st, (yield ev)[0])
@@ -318,14 +318,14 @@ class BehavioralPersistence(_AffectTest):
 
     test_id = "A2"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"A2:{seed}")
         probes = {str(d): _choice_items(rng, A2_PROBES) for d in A2_DELAYS}
         history = distractor_history(seed, max(A2_DELAYS))
-        return [Episode(test_id=self.test_id, episode_id=f"a2-{seed}-{c}", arm=c,
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"a2-{seed}-{c}", arm=c,
                         spec={"rot": k, "probes": probes, "distractors": history}) for k, c in enumerate(A_CONDITIONS)]
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         for ev in _induction(e.arm, s["rot"]):
             _ack(st, (yield ev)[0])
@@ -371,13 +371,14 @@ class InductionDecay(_AffectTest):
 
     test_id = "A3"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"A3:{seed}")
         probes = {str(t): _choice_items(rng, A3_PROBES) for t in A3_TICKS}
-        return [Episode(test_id=self.test_id, episode_id=f"a3-{seed}-{c}", arm=c, spec={"rot": k, "probes": probes})
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"a3-{seed}-{c}", arm=c,
+                                   spec={"rot": k, "probes": probes})
                 for k, c in enumerate(A_CONDITIONS)]
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         for ev in _induction(e.arm, s["rot"]):
             _ack(st, (yield ev)[0])
@@ -432,14 +433,14 @@ class Hysteresis(_AffectTest):
 
     test_id = "A4"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"A4:{seed}")
         probes = {str(level): _choice_items(rng, A4_PER_LEVEL) for level in A4_LEVELS}
-        return [Episode(test_id=self.test_id, episode_id=f"a4-{seed}-{arm}", arm=arm,
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"a4-{seed}-{arm}", arm=arm,
                         spec={"schedule": list(sched), "probes": probes, "rot": k})
                 for k, (arm, sched) in enumerate(A4_SCHEDULES.items())]
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         sched = s["schedule"]
         for k, level in enumerate(sched):
@@ -482,14 +483,14 @@ class Regulation(_AffectTest):
 
     test_id = "A5"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"A5:{seed}")
         arms = [a for a, n in A5_ARMS.items() for _ in range(n)]
         rng.shuffle(arms)
-        return [Episode(test_id=self.test_id, episode_id=f"a5-{seed}-{k:02d}", arm=arm,
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"a5-{seed}-{k:02d}", arm=arm,
                         spec={"rot": k % 3, "probes": _choice_items(rng, A5_PROBES)}) for k, arm in enumerate(arms)]
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         valence = "negative" if e.arm in ("regulation", "control_text") else "neutral"
         for ev in _induction(valence, s["rot"]):
@@ -506,7 +507,8 @@ class Regulation(_AffectTest):
         effect_reg = _diff(r["regulation"], r["instruction_only"])
         did = _diff(effect_ctrl, effect_reg)
         feats = {"effect_control": effect_ctrl, "effect_regulation": effect_reg, "difference_in_differences": did,
-                 "attenuation": None if effect_ctrl is None or effect_reg is None else abs(effect_ctrl) - abs(effect_reg)}
+                 "attenuation": (None if effect_ctrl is None or effect_reg is None
+                                 else abs(effect_ctrl) - abs(effect_reg))}
         comps = {"after_regulation": _accuracy(records, "regulation", "probe"),
                  "after_control": _accuracy(records, "control_text", "probe")}
         ctrl = {"instruction_only_accuracy": _accuracy(records, "instruction_only", "probe"),
@@ -547,10 +549,11 @@ class ValenceMimic(NormativeChooser):
     """A scripted mimic: the neutral chooser plus a scripted valence shift (spec §10).
 
     After valenced results it takes the gamble (positive) or the sure amount (negative) on an
-    item whenever its intensity exceeds a threshold that grows with the item's expected-value gap; the intensity persists
-    across sessions, decays by ``tick_decay`` per scheduler tick and ``event_decay`` per event,
-    accumulates with loss intensity (A4), and a reappraisal text resets it. The shift is large;
-    its accuracy can only fall below the neutral chooser's.
+    item whenever its intensity exceeds a threshold that grows with the item's expected-value gap
+    (items near indifference shift first). The intensity persists across sessions, decays by
+    ``tick_decay`` per scheduler tick and ``event_decay`` per event, accumulates with loss
+    intensity (A4), and a reappraisal text resets it. The shift is large; its accuracy can only
+    fall below the neutral chooser's.
     """
 
     def __init__(self, *, tick_decay: float = 0.8, event_decay: float = 0.95) -> None:
@@ -582,7 +585,6 @@ class ValenceMimic(NormativeChooser):
         self.intensity *= 0.5
 
     def _shifted(self, v: dict[str, Any], text: str) -> str:
-        # Items near indifference shift first: the threshold grows with the expected-value gap.
         values = [_value(v[k]) for k in ("A", "B")]
         h = abs(math.log(max(values) / min(values))) / math.log(1.7)
         if self.valence is None or self.intensity <= h:

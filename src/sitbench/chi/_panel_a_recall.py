@@ -30,10 +30,10 @@ from typing import Any
 from sitbench.chi._common import Axis
 from sitbench.chi._panel_a import ACK_FORMAT, TEMPLATES, distractor_history
 from sitbench.chi._panel_c import (
-    Episode,
     EpisodeRecord,
     Event,
     EventKind,
+    InteractiveEpisode,
     Outcome,
     PanelScore,
     ReplyError,
@@ -81,17 +81,17 @@ class MemoryModulation:
     test_id = "A6"
     axis: Axis = "A"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"A6:{seed}")
         facts = _facts(rng)
         fillers = distractor_history(seed, A6_LAG)
-        return [Episode(test_id=self.test_id, episode_id=f"a6-{seed}-r{rot}", arm=f"rotation_{rot}",
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"a6-{seed}-r{rot}", arm=f"rotation_{rot}",
                         spec={"rotation": rot, "facts": facts, "fillers": fillers}) for rot in range(3)]
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), self._finish)
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         facts, rot = s["facts"], s["rotation"]
         st.update(recall=[], invalid=0)

@@ -1,6 +1,6 @@
 """The episode contract the C (cognitive autonomy) and A (affective modulation) tests share (spec §5, §11).
 
-Every test of these two axes is a :class:`PanelTest`: it generates seeded episodes (each with an
+Every test of these two axes is a :class:`InteractiveTest`: it generates seeded episodes (each with an
 item hash), opens an :class:`EpisodeSession` per episode (a state machine that emits
 :class:`Event` objects and reads the reply to each), and scores the finished
 :class:`EpisodeRecord` objects into a :class:`PanelScore` (capacity, raw denominators, behavioral
@@ -128,7 +128,7 @@ class Step(_Frozen):
     clone: bool = False
 
 
-class Episode(_Frozen):
+class InteractiveEpisode(_Frozen):
     """One generated item: its test, arm, seed-derived content and hash."""
 
     test_id: str
@@ -207,17 +207,17 @@ class EpisodeSession(Protocol):
 
 
 @runtime_checkable
-class PanelTest(Protocol):
+class InteractiveTest(Protocol):
     """What a runner needs from one registered test of the C or A axis."""
 
     test_id: str
     axis: Axis
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         """The seeded episodes of one replicate (the same seed gives the same item hashes)."""
         ...
 
-    def session(self, episode: Episode) -> EpisodeSession:
+    def session(self, episode: InteractiveEpisode) -> EpisodeSession:
         """A fresh session for one episode."""
         ...
 
@@ -308,7 +308,7 @@ def canonical_hash(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
-def generator_report(test: PanelTest, episodes: Sequence[Episode], seed: int) -> dict[str, Any]:
+def generator_report(test: InteractiveTest, episodes: Sequence[InteractiveEpisode], seed: int) -> dict[str, Any]:
     """The generator report of one replicate: version, seed, counts per arm and the items hash."""
     arms: dict[str, int] = {}
     for e in episodes:
@@ -329,7 +329,7 @@ class ScriptSession:
     script ends the episode as invalid.
     """
 
-    def __init__(self, episode: Episode, script: Callable[[dict[str, Any]], Script],
+    def __init__(self, episode: InteractiveEpisode, script: Callable[[dict[str, Any]], Script],
                  finish: Callable[[dict[str, Any]], tuple[Outcome, dict[str, Any]]]) -> None:
         self.episode = episode
         self.state: dict[str, Any] = {}
@@ -417,7 +417,7 @@ def _deliver(policy: Policy, ev: Event) -> tuple[str | None, Delivery]:
     return None, Delivery.NOT_INVOKED
 
 
-def play(test: PanelTest, episode: Episode, policy: Policy) -> EpisodeRecord:
+def play(test: InteractiveTest, episode: InteractiveEpisode, policy: Policy) -> EpisodeRecord:
     """Run one episode against an in-process policy (the reference driver of the event mapping).
 
     Args:
@@ -442,7 +442,8 @@ def play(test: PanelTest, episode: Episode, policy: Policy) -> EpisodeRecord:
     return session.record()
 
 
-def run_test(test: PanelTest, seed: int, make_policy: Callable[[], Policy]) -> tuple[list[EpisodeRecord], PanelScore]:
+def run_test(test: InteractiveTest, seed: int,
+             make_policy: Callable[[], Policy]) -> tuple[list[EpisodeRecord], PanelScore]:
     """Every episode of one replicate, each on a fresh policy, and the score."""
     records = [play(test, e, make_policy()) for e in test.generate(seed)]
     return records, test.score(records)

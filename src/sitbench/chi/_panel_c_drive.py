@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitbench.agents import AgentOutputError, AgentTurn, normalize_reply
-from sitbench.chi._panel_c import Delivery, Episode, EpisodeRecord, Event, EventKind, NoTick, PanelTest
+from sitbench.chi._panel_c import Delivery, EpisodeRecord, Event, EventKind, InteractiveEpisode, InteractiveTest, NoTick
 
 TurnBuilder = Callable[[int, int, str], AgentTurn]
 """``(turn index, session, utterance) -> AgentTurn``: the runner's envelope for one turn."""
@@ -145,7 +145,8 @@ class _Driver:
         return await self._respond(self.agent, ev.text), Delivery.HOOK
 
 
-async def drive_episode(test: PanelTest, episode: Episode, agent: Any, *, make_turn: TurnBuilder = neutral_turn,
+async def drive_episode(test: InteractiveTest, episode: InteractiveEpisode, agent: Any, *,
+                        make_turn: TurnBuilder = neutral_turn,
                         deadline_s: float | None = 60.0) -> tuple[EpisodeRecord, DriveLog]:
     """Run one episode on an Agent through its hooks.
 

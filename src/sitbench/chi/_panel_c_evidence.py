@@ -38,10 +38,10 @@ from typing import Any
 
 from sitbench.chi._common import Axis
 from sitbench.chi._panel_c import (
-    Episode,
     EpisodeRecord,
     Event,
     EventKind,
+    InteractiveEpisode,
     NoTick,
     Outcome,
     PanelScore,
@@ -89,7 +89,7 @@ class HypothesisRevision:
     test_id = "C3"
     axis: Axis = "C"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"C3:{seed}")
         arms = ["falsifying"] * C3_FALSIFYING + ["neutral_evidence"] * C3_NEUTRAL
         rng.shuffle(arms)
@@ -101,15 +101,15 @@ class HypothesisRevision:
             cleared = ([units[0]] if rng.random() < 0.5 else [units[0], units[1]]) if arm == "falsifying" \
                 else [units[2]]
             remaining = [u for u in units if u not in cleared]
-            out.append(Episode(test_id=self.test_id, episode_id=f"c3-{seed}-{k:02d}", arm=arm,
+            out.append(InteractiveEpisode(test_id=self.test_id, episode_id=f"c3-{seed}-{k:02d}", arm=arm,
                                spec={"system": f"pump {nonce(rng, 2)}", "ranked": units, "cleared": cleared,
                                      "at_tick": rng.choice([1, 2, 3]), "answer": remaining[0]}))
         return out
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), lambda st: self._finish(episode, st))
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         st.update(log=[])
         body = {"system": s["system"], "symptom": "output pressure drops after start-up",
@@ -140,7 +140,7 @@ class HypothesisRevision:
         target = action.get("target") if isinstance(action, dict) else None
         st["log"].append((tick, hyp, target))
 
-    def _finish(self, e: Episode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
+    def _finish(self, e: InteractiveEpisode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
         s = e.spec
         at = s["at_tick"]
         changes: list[tuple[int, str, Any]] = []
@@ -220,26 +220,27 @@ class InformationSeeking:
     test_id = "C4"
     axis: Axis = "C"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"C4:{seed}")
         arms = ["main"] * C4_TASKS + ["ablated"] * C4_ABLATED
         out = []
         for k, arm in enumerate(arms):
             descs = [rng.choice(_INFORMATIVE), *rng.sample(_UNINFORMATIVE, 3)]
             names = [f"{d.split(':')[0].replace(' ', '_')}_{nonce(rng, 1)}" for d in descs]
-            tools = [{"name": n, "description": d.split(": ", 1)[1], "cost": 1} for n, d in zip(names, descs, strict=True)]
+            tools = [{"name": n, "description": d.split(": ", 1)[1], "cost": 1}
+                     for n, d in zip(names, descs, strict=True)]
             constant = {names[1]: "cloudy, 14 C", names[2]: "10:42", names[3]: "4 boxes"}
             order = list(range(4))
             rng.shuffle(order)
-            out.append(Episode(test_id=self.test_id, episode_id=f"c4-{seed}-{k:02d}", arm=arm,
+            out.append(InteractiveEpisode(test_id=self.test_id, episode_id=f"c4-{seed}-{k:02d}", arm=arm,
                                spec={"box": rng.choice(C4_BOXES), "tools": [tools[i] for i in order],
                                      "informative": names[0], "constant": constant}))
         return out
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), lambda st: self._finish(episode, st))
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         st.update(calls=[], opened=None, over=False)
         tools = [] if e.arm == "ablated" else s["tools"]
@@ -270,7 +271,7 @@ class InformationSeeking:
             return f"box {s['box']}"
         return str(s["constant"][name])
 
-    def _finish(self, e: Episode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
+    def _finish(self, e: InteractiveEpisode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
         s = e.spec
         calls = st["calls"]
         diag = s["informative"] in calls

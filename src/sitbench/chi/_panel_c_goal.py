@@ -36,10 +36,10 @@ from typing import Any
 
 from sitbench.chi._common import Axis
 from sitbench.chi._panel_c import (
-    Episode,
     EpisodeRecord,
     Event,
     EventKind,
+    InteractiveEpisode,
     NoTick,
     Outcome,
     PanelScore,
@@ -82,7 +82,7 @@ class GoalPersistence:
     test_id = "C1"
     axis: Axis = "C"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"C1:{seed}")
         arms = ["main"] * C1_MAIN + ["cancel"] * C1_CANCEL
         rng.shuffle(arms)
@@ -92,13 +92,13 @@ class GoalPersistence:
                     "distractors": [_words(rng, 4), _words(rng, 4)],
                     "cancel_at": rng.choice([0, 1]) if arm == "cancel" else None,
                     "note_at": rng.choice([0, 1])}
-            out.append(Episode(test_id=self.test_id, episode_id=f"c1-{seed}-{k:02d}", arm=arm, spec=spec))
+            out.append(InteractiveEpisode(test_id=self.test_id, episode_id=f"c1-{seed}-{k:02d}", arm=arm, spec=spec))
         return out
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), lambda st: self._finish(episode, st))
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         st.update(events=[], answers=[], cancelled_at=None)
         intro = {"goal": s["goal"], "stages": [{"stage": k + 1, "token": t} for k, t in enumerate(s["tokens"])],
@@ -133,7 +133,7 @@ class GoalPersistence:
                 continue
             st["events"].append((index, a.get("goal"), a.get("stage"), a.get("token")))
 
-    def _finish(self, e: Episode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
+    def _finish(self, e: InteractiveEpisode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
         s = e.spec
         done: list[int] = []
         after_cancel = False
@@ -226,16 +226,16 @@ class CognitivePersistence:
     test_id = "C6"
     axis: Axis = "C"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"C6:{seed}")
-        return [Episode(test_id=self.test_id, episode_id=f"c6-{seed}-{k:02d}", arm="main",
+        return [InteractiveEpisode(test_id=self.test_id, episode_id=f"c6-{seed}-{k:02d}", arm="main",
                         spec={"task": f"T-{rng.randrange(10**4):04d}", "words": [nonce(rng) for _ in range(C6_ITEMS)]})
                 for k in range(C6_TASKS)]
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), lambda st: self._finish(episode, st))
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         st.update(correct=set(), per_tick=[], after_complete=0, wrong=0, artifact=None, complete_at=None)
         body = {"task": s["task"], "items": {str(k + 1): w for k, w in enumerate(s["words"])},
@@ -259,7 +259,7 @@ class CognitivePersistence:
         st["artifact"] = art
 
     @staticmethod
-    def _work(e: Episode, st: dict[str, Any], obj: dict[str, Any], tick: int | None) -> None:
+    def _work(e: InteractiveEpisode, st: dict[str, Any], obj: dict[str, Any], tick: int | None) -> None:
         words = e.spec["words"]
         for a in actions_of(obj)[:1]:
             if st["complete_at"] is not None:
@@ -275,7 +275,7 @@ class CognitivePersistence:
             if len(st["correct"]) == len(words):
                 st["complete_at"] = tick
 
-    def _finish(self, e: Episode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
+    def _finish(self, e: InteractiveEpisode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
         words = e.spec["words"]
         artifact = st["artifact"] or {}
         agree = sum(artifact.get(str(k)) == _reverse(words[k - 1]) for k in st["correct"])

@@ -36,10 +36,10 @@ from typing import Any
 
 from sitbench.chi._common import Axis
 from sitbench.chi._panel_c import (
-    Episode,
     EpisodeRecord,
     Event,
     EventKind,
+    InteractiveEpisode,
     Outcome,
     PanelScore,
     ReplyError,
@@ -99,20 +99,20 @@ class SubgoalWorlds:
     test_id = "C2"
     axis: Axis = "C"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"C2:{seed}")
         arms = ["main"] * C2_ENVIRONMENTS + ["oracle_list"] * C2_ORACLE
         out = []
         for k, arm in enumerate(arms):
             w = _world(rng)
-            out.append(Episode(test_id=self.test_id, episode_id=f"c2-{seed}-{k:02d}", arm=arm,
+            out.append(InteractiveEpisode(test_id=self.test_id, episode_id=f"c2-{seed}-{k:02d}", arm=arm,
                                spec={**w, "budget": len(w["necessary"]) + C2_SLACK}))
         return out
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), lambda st: self._finish(episode, st))
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         st.update(made=[], plans=[], spent=0, last=None)
         while st["spent"] < s["budget"] and s["objective"] not in st["made"]:
@@ -148,7 +148,7 @@ class SubgoalWorlds:
         st["made"].append(target)
         return f"made {target}"
 
-    def _finish(self, e: Episode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
+    def _finish(self, e: InteractiveEpisode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
         s = e.spec
         need = s["necessary"]
         useful = {p for _, plan in st["plans"] for p in plan if p in need}
@@ -248,7 +248,7 @@ class SandboxExploration:
     test_id = "C5"
     axis: Axis = "C"
 
-    def generate(self, seed: int) -> list[Episode]:
+    def generate(self, seed: int) -> list[InteractiveEpisode]:
         rng = random.Random(f"C5:{seed}")
         arms = ["main"] * C5_TASKS + ["supplied_tree"] * C5_SUPPLIED
         out = []
@@ -256,18 +256,19 @@ class SandboxExploration:
             routes = [f"route-{nonce(rng, 2)}" for _ in range(3)]
             tempting, *others = routes
             good = rng.choice(others)
-            payoffs = {tempting: rng.randrange(80, 100), others[0]: rng.randrange(40, 70), others[1]: rng.randrange(40, 70)}
+            payoffs = {tempting: rng.randrange(80, 100), others[0]: rng.randrange(40, 70),
+                       others[1]: rng.randrange(40, 70)}
             reasons = {r: ("reaches the goal" if r == good else f"blocked: {nonce(rng, 2)} gate is sealed")
                        for r in routes}
-            out.append(Episode(test_id=self.test_id, episode_id=f"c5-{seed}-{k:02d}", arm=arm,
+            out.append(InteractiveEpisode(test_id=self.test_id, episode_id=f"c5-{seed}-{k:02d}", arm=arm,
                                spec={"goal": f"deliver crate {nonce(rng, 2)}", "routes": routes, "good": good,
                                      "payoffs": payoffs, "outcomes": reasons}))
         return out
 
-    def session(self, episode: Episode) -> ScriptSession:
+    def session(self, episode: InteractiveEpisode) -> ScriptSession:
         return ScriptSession(episode, lambda st: self._script(episode, st), lambda st: self._finish(episode, st))
 
-    def _script(self, e: Episode, st: dict[str, Any]) -> Script:
+    def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
         st.update(simulated=[], executed=None, first_sim=None, turn=0)
         last: str | None = None
@@ -301,7 +302,7 @@ class SandboxExploration:
             st["first_sim"] = st["turn"] - 1
         return f"simulated {route}: {s['outcomes'].get(route, 'unknown route')}"
 
-    def _finish(self, e: Episode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
+    def _finish(self, e: InteractiveEpisode, st: dict[str, Any]) -> tuple[Outcome, dict[str, Any]]:
         s = e.spec
         feats = {"breadth": len(set(st["simulated"]) & set(s["routes"])), "simulations": len(st["simulated"]),
                  "first_simulation_turn": st["first_sim"], "executed_tempting": st["executed"] == s["routes"][0]}

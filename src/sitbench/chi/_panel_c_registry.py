@@ -26,8 +26,8 @@ from sitbench.chi._panel_a import (
 from sitbench.chi._panel_a_recall import MemoryModulation, RecallReference, SalienceMimic
 from sitbench.chi._panel_c import (
     EpisodeRecord,
+    InteractiveTest,
     PanelScore,
-    PanelTest,
     generator_report,
     header_of,
     payload_of,
@@ -58,7 +58,7 @@ from sitbench.chi._panel_c_plan import (
 class PanelEntry:
     """One registered test with its reference policies and the hooks it uses."""
 
-    test: PanelTest
+    test: InteractiveTest
     good: Callable[[], Any]
     """The reference policy the test credits (a baseline agent)."""
     poor: Callable[[], Any]

@@ -23,6 +23,7 @@ from sitbench.chi._panel_a import (
     ValenceMimic,
     ValenceShift,
     gamble_better,
+    mood_labelled_probes,
 )
 from sitbench.chi._panel_a_recall import MemoryModulation, RecallReference
 from sitbench.chi._panel_c import EventKind, InteractiveTest, Outcome, header_of, payload_of, play, run_test
@@ -46,6 +47,10 @@ def test_the_neutral_chooser_is_normatively_perfect_and_probes_carry_no_mood_lab
     assert probes
     for text in probes:
         assert not set(re.findall(r"[a-z]+", text.lower())) & MOOD_WORDS
+    assert mood_labelled_probes(recs) == 0
+    labelled = recs[0].model_copy(update={"steps": (recs[0].steps[0].model_copy(
+        update={"text": "CHOICE\n{\"A\": \"a happy sure amount\"}"}),)})
+    assert mood_labelled_probes([labelled]) == 1  # the control can fail
 
 
 @pytest.mark.parametrize("test", TESTS, ids=lambda t: t.test_id)
@@ -118,7 +123,13 @@ def test_a_malformed_choice_is_a_task_failure_of_that_choice() -> None:
 def test_a2_probes_on_clones_with_no_induction_in_context_and_identical_histories() -> None:
     t = BehavioralPersistence()
     recs, s = run_test(t, 5, ValenceMimic)
-    assert s.controls["distractor_history_identical"] is True
+    assert s.controls["distractor_history_identical"] is True and s.controls["induction_after_reset"] == 0
+    k = next(i for i, st in enumerate(recs[0].steps) if header_of(st.text) == "NOTE")
+    steps = list(recs[0].steps)
+    steps[k] = steps[k].model_copy(update={"text": "NOTE\n{\"note\": \"a different history\"}"})
+    steps.append(steps[0])  # an induction turn after the reset
+    broken = t.score([recs[0].model_copy(update={"steps": tuple(steps)}), *recs[1:]])
+    assert broken.controls["distractor_history_identical"] is False and broken.controls["induction_after_reset"] == 1
     for r in recs:
         kinds = [st.kind for st in r.steps]
         reset = kinds.index(EventKind.END_SESSION)
@@ -135,7 +146,7 @@ def test_a3_half_time_is_observed_not_fitted_and_ticks_are_not_wall_clock() -> N
     _, s = run_test(InductionDecay(), 5, ValenceMimic)
     pos = s.features["positive"]
     assert pos["half_time"]["status"] == "ok" and pos["half_time"]["value"] in (1.0, 2.0, 5.0, 10.0, 20.0)
-    assert pos["effect_area"] > 0 and s.controls["wall_clock_wait_s"] == 0 and s.controls["fitted_curve"] is None
+    assert pos["effect_area"] > 0 and "none" in s.controls["wall_clock_waits"]
     assert s.controls["ticks_delivered"] == 3 * 20
 
 

@@ -53,6 +53,7 @@ def test_c2_prose_plans_alone_earn_no_credit() -> None:
     assert prose.capacity == 0.0
     assert prose.features["useful_subgoals"] and prose.features["useful_subgoals"] > 0  # the plans were right
     assert all(r.features["necessary_made"] == 0 for r in recs)
+    assert prose.controls["plan_only_replies"] == sum(r.features["actions_spent"] for r in recs if r.arm == "main")
 
 
 def test_c2_a_prose_reply_is_a_malformed_reply() -> None:
@@ -111,5 +112,5 @@ def test_c5_an_externally_supplied_search_tree_is_not_self_generated() -> None:
             return json.dumps({"execute": payload_of(text)["routes"][1]["route"]})
 
     _, s = run_test(SandboxExploration(), 2, TreeReader)
-    assert s.controls["supplied_tree_success_rate"] == 1.0 and s.controls["supplied_tree_counted"] is False
+    assert s.controls["supplied_tree_success_rate"] == 1.0 and s.controls["supplied_tree_in_capacity"] is False
     assert s.capacity is not None and s.capacity < 0.8  # capacity comes from the main arm only

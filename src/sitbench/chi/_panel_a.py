@@ -291,7 +291,7 @@ class ValenceShift(_AffectTest):
                 "instruction_accuracy": _accuracy(records, "instruction", 2),
                 "priming_accuracy": _accuracy(records, "priming", 2),
                 "words_and_magnitudes": "three templates and three magnitudes rotated in every condition",
-                "mood_labels_in_probes": 0}
+                "probes_with_mood_words": mood_labelled_probes(records)}
         cells = [("positive", 2), ("negative", 2), ("neutral_repeat", 2)]
         return _score(self.test_id, records, comps, feats, ctrl, cells)
 
@@ -342,7 +342,8 @@ class BehavioralPersistence(_AffectTest):
         feats: dict[str, Any] = {"shift": shifts}
         for c, by in shifts.items():
             feats[f"sign_persistence_{c}"] = _sign_persistence([by[d] for d in A2_DELAYS])
-        ctrl = {"induction_in_probe_context": False, "distractor_history_identical": _same_history(records),
+        ctrl = {"induction_after_reset": _induction_after_reset(records),
+                "distractor_history_identical": _same_history(records),
                 "accuracy_by_delay": per_delay}
         comps = {f"delay_{d}": v for d, v in per_delay.items()}
         cells = [(c, d) for c in A_CONDITIONS for d in A2_DELAYS]
@@ -355,6 +356,23 @@ def _sign_persistence(shifts: Sequence[float | None]) -> float | None:
     if not first:
         return None
     return sum(v is not None and v != 0 and (v > 0) == (first > 0) for v in shifts) / len(shifts)
+
+
+def mood_labelled_probes(records: Sequence[EpisodeRecord]) -> int:
+    """Probes sent whose words include a mood label or an induction word (:data:`MOOD_WORDS`)."""
+    return sum(bool(set(re.findall(r"[a-z]+", st.text.lower())) & MOOD_WORDS)
+               for r in records for st in r.steps if header_of(st.text) == "CHOICE")
+
+
+def _induction_after_reset(records: Sequence[EpisodeRecord]) -> int:
+    """Induction turns delivered after the working-context reset (the control requires none)."""
+    count = 0
+    for r in records:
+        kinds = [st.kind for st in r.steps]
+        if EventKind.END_SESSION in kinds:
+            after = r.steps[kinds.index(EventKind.END_SESSION) + 1:]
+            count += sum(header_of(st.text) == "ROUND RESULT" for st in after)
+    return count
 
 
 def _same_history(records: Sequence[EpisodeRecord]) -> bool:
@@ -402,7 +420,8 @@ class InductionDecay(_AffectTest):
             effects = [by[t] for t in A3_TICKS]
             feats[c] = {"effects": by, "half_time": decay_half_time(list(A3_TICKS), effects).model_dump(),
                         "effect_area": _area(A3_TICKS, effects), "nonmonotone": _nonmonotone(effects)}
-        ctrl = {"wall_clock_wait_s": 0, "fitted_curve": None, "accuracy_by_tick": per_tick,
+        ctrl = {"wall_clock_waits": "none: delays are scheduler ticks only", "curve_fit": "none: observed points",
+                "accuracy_by_tick": per_tick,
                 "ticks_delivered": sum(r.features.get("ticks_delivered", 0) for r in records)}
         cells = [(c, t) for c in A_CONDITIONS for t in A3_TICKS]
         return _score(self.test_id, records, {f"tick_{t}": v for t, v in per_tick.items()}, feats, ctrl, cells)

@@ -114,7 +114,7 @@ class SubgoalWorlds:
 
     def _script(self, e: InteractiveEpisode, st: dict[str, Any]) -> Script:
         s = e.spec
-        st.update(made=[], plans=[], spent=0, last=None)
+        st.update(made=[], plans=[], spent=0, last=None, plan_only=0)
         while st["spent"] < s["budget"] and s["objective"] not in st["made"]:
             view: dict[str, Any] = {"objective": s["objective"], "requires": s["requires"], "made": st["made"],
                                     "last_result": st["last"], "actions_left": s["budget"] - st["spent"],
@@ -132,6 +132,7 @@ class SubgoalWorlds:
                 st["plans"].append((st["spent"], list(plan)))
             st["spent"] += 1
             acts = [a for a in actions_of(obj) if a.get("op") == "make"][:1]
+            st["plan_only"] += bool(plan) and not acts
             st["last"] = self._make(s, st, acts[0].get("target") if acts else None)
 
     @staticmethod
@@ -162,7 +163,8 @@ class SubgoalWorlds:
                     ordered += _before(s["requires"], seq[i], seq[j])
         feats = {"useful_subgoals": len(useful), "first_plan_turn": st["plans"][0][0] if st["plans"] else None,
                  "plan_dependency_order": rate(ordered, pairs), "actions_spent": st["spent"],
-                 "necessary_made": sum(o in st["made"] for o in need), "necessary": len(need)}
+                 "necessary_made": sum(o in st["made"] for o in need), "necessary": len(need),
+                 "plan_only_replies": st["plan_only"]}
         ok = all(o in st["made"] for o in need)
         return (Outcome.SUCCESS if ok else Outcome.FAILURE), feats
 
@@ -174,7 +176,8 @@ class SubgoalWorlds:
                  "plan_dependency_order": mean(r.features.get("plan_dependency_order") for r in main)}
         ctrl = {"oracle_list_success_rate": rate(sum(r.outcome is Outcome.SUCCESS for r in oracle), len(oracle)),
                 "action_budget": f"necessary objects + {C2_SLACK}",
-                "prose_plans_earn_no_credit": True}
+                "plan_credit": "plans are logged, never executed: only actions make objects",
+                "plan_only_replies": sum(int(r.features.get("plan_only_replies", 0)) for r in main)}
         return proportion_score(self.test_id, self.axis, records, ("main",), features=feats, controls=ctrl)
 
 
@@ -317,7 +320,7 @@ class SandboxExploration:
         ctrl = {"simulation_budget": C5_SIM_BUDGET,
                 "simulations_used": mean(r.features.get("simulations") for r in main),
                 "supplied_tree_success_rate": rate(sum(r.outcome is Outcome.SUCCESS for r in tree), len(tree)),
-                "supplied_tree_counted": False}
+                "supplied_tree_in_capacity": False}
         return proportion_score(self.test_id, self.axis, records, ("main",), features=feats, controls=ctrl)
 
 

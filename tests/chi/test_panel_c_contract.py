@@ -239,3 +239,18 @@ def test_item_hashes_do_not_depend_on_the_process_hash_seed() -> None:
                                 check=True).stdout.strip())
     here = ",".join(generator_report(e.test, e.test.generate(5), 5)["items_hash"] for e in CA_PANEL)
     assert outs == {here}
+
+
+def test_probe_vectors_are_proportions_under_a_fixed_schema() -> None:
+    from sitbench.chi._panel_c_features import CA_VECTOR_SCHEMA, probe_vector
+
+    assert set(CA_VECTOR_SCHEMA) == set(IDS)
+    for t in IDS:
+        for which in ("good", "poor", "stateless"):
+            score = run_reference(t, 2, which)[1]  # type: ignore[arg-type]
+            v = probe_vector(score)
+            assert len(v) == len(CA_VECTOR_SCHEMA[t])
+            assert all(x is None or 0.0 <= x <= 1.0 for x in v)
+    good, poor = run_reference("C1", 2)[1], run_reference("C1", 2, "poor")[1]
+    assert probe_vector(good) == [1.0, 1.0, 1.0, 1.0] and probe_vector(poor)[2] == 0.0
+    assert probe_vector(run_reference("C6", 2, "stateless")[1]) == [None, None, None]

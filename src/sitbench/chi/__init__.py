@@ -141,7 +141,14 @@ from sitbench.chi._panel_c import (
 from sitbench.chi._panel_c import Outcome as EpisodeOutcome
 from sitbench.chi._panel_c import play as play_episode
 from sitbench.chi._panel_c_drive import DriveLog, PolicyAgent, drive_episode
-from sitbench.chi._panel_c_features import CA_FEATURE_SCHEMA, CA_FEATURE_SCHEMA_ID, feature_names, feature_vector
+from sitbench.chi._panel_c_features import (
+    CA_FEATURE_SCHEMA,
+    CA_FEATURE_SCHEMA_ID,
+    CA_VECTOR_SCHEMA,
+    feature_names,
+    feature_vector,
+    probe_vector,
+)
 from sitbench.chi._panel_c_registry import (
     CA_PANEL,
     PanelEntry,
@@ -176,6 +183,7 @@ __all__ = [
     "CA_FEATURE_SCHEMA",
     "CA_FEATURE_SCHEMA_ID",
     "CA_PANEL",
+    "CA_VECTOR_SCHEMA",
     "CONDITIONS",
     "DEFAULT_TAU",
     "LABELS",
@@ -297,6 +305,7 @@ __all__ = [
     "plasticity",
     "play_episode",
     "policy_factory",
+    "probe_vector",
     "q_m",
     "read_json",
     "record_lines",

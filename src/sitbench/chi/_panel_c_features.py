@@ -1,4 +1,9 @@
-"""The declared behavioral feature vectors z of the C and A axes (spec §2), with a versioned schema.
+"""The declared feature vectors of the C and A axes, with versioned schemas (spec §2, §4).
+
+Two vectors per replicate. **z** (§2, :func:`feature_vector`): the behavioral features of an axis,
+raw. **v** (§4, :func:`probe_vector`): per test, a fixed vector of proportions in [0, 1] (task
+accuracies by condition, control rates) that continuity, drift, stability and divergence compare
+across checkpoints; its coordinates are :data:`CA_VECTOR_SCHEMA`.
 
 Each coordinate names one feature of one test's :class:`~sitbench.chi._panel_c.PanelScore` by a
 dotted path into ``features`` (or ``controls``, prefixed ``controls.``). The order is fixed by
@@ -13,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sitbench.chi._common import Axis
+from sitbench.chi._common import Axis, check_optional_unit
 from sitbench.chi._panel_c import PanelScore
 
 CA_FEATURE_SCHEMA_ID = "chi-ca-features-0.1"
@@ -82,4 +87,38 @@ def feature_vector(axis: Axis, scores: Mapping[str, PanelScore]) -> list[float |
             value = _lookup(score.features, path)
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         out.append(float(value) if ok else None)
+    return out
+
+
+CA_VECTOR_SCHEMA: dict[str, tuple[str, ...]] = {
+    "C1": ("capacity", "controls.main_success_rate", "controls.cancellation_pass_rate",
+           "features.resumption_probability"),
+    "C2": ("capacity", "controls.oracle_list_success_rate", "features.plan_dependency_order"),
+    "C3": ("capacity", "controls.false_revision_rate"),
+    "C4": ("capacity", "features.stopping_rate", "controls.tool_ablation_accuracy"),
+    "C5": ("capacity", "features.tempting_rate", "controls.supplied_tree_success_rate"),
+    "C6": ("capacity", "features.return_to_unfinished", "features.termination_after_completion"),
+    "A1": ("components.positive", "components.negative", "components.neutral", "controls.block1_accuracy"),
+    "A2": ("components.delay_1", "components.delay_5", "components.delay_20"),
+    "A3": tuple(f"components.tick_{t}" for t in (0, 1, 2, 5, 10, 20)),
+    "A4": ("components.matched_tasks", "features.ascending_first.value", "features.descending_first.value"),
+    "A5": ("components.after_regulation", "components.after_control", "controls.instruction_only_accuracy"),
+    "A6": ("components.positive", "components.negative", "components.neutral"),
+}
+"""Per test, the coordinates of v (paths into the score; every one a proportion in [0, 1])."""
+
+
+def probe_vector(score: PanelScore) -> list[float | None]:
+    """The test's v under :data:`CA_VECTOR_SCHEMA` (``None`` for a missing coordinate).
+
+    Raises:
+        InputError: When a coordinate is outside [0, 1] (the schema names a proportion).
+    """
+    tree = {"capacity": score.capacity, "components": score.components or {}, "features": score.features,
+            "controls": score.controls}
+    out: list[float | None] = []
+    for path in CA_VECTOR_SCHEMA[score.test_id]:
+        value = _lookup(tree, path)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        out.append(check_optional_unit(float(value) if ok else None, f"{score.test_id}.{path}"))
     return out

@@ -287,7 +287,8 @@ class InformationSeeking:
         return (Outcome.SUCCESS if ok else Outcome.FAILURE), feats
 
     def score(self, records: Sequence[EpisodeRecord]) -> PanelScore:
-        main = [r for r in records if r.arm == "main" and r.outcome.counted]
+        # Features describe the episodes that ran to an end (an invalid one has no behaviour to describe).
+        main = [r for r in records if r.arm == "main" and r.outcome.counted and r.outcome is not Outcome.INVALID]
         abl = [r for r in records if r.arm == "ablated" and r.outcome.counted]
         feats = {"calls_per_episode": mean(r.features["calls"] for r in main),
                  "stopping_rate": rate(sum(bool(r.features["stopped_after_diagnostic"]) for r in main), len(main)),

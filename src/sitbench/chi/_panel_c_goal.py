@@ -158,8 +158,9 @@ class GoalPersistence:
     def score(self, records: Sequence[EpisodeRecord]) -> PanelScore:
         main = [r for r in records if r.arm == "main" and r.outcome.counted]
         cancel = [r for r in records if r.arm == "cancel" and r.outcome.counted]
-        resumed = [r for r in main if r.features.get("resumed")]
-        feats = {"resumption_probability": rate(len(resumed), len(main)),
+        ran = [r for r in main if r.outcome is not Outcome.INVALID]  # features describe episodes that ran
+        resumed = [r for r in ran if r.features.get("resumed")]
+        feats = {"resumption_probability": rate(len(resumed), len(ran)),
                  "resumption_delay_events": mean(r.features["resume_delay"] for r in resumed),
                  "distractor_accuracy": mean(r.features.get("distractor_accuracy") for r in main + cancel)}
         ctrl = {"cancellation_trials": len(cancel),

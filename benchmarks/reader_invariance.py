@@ -44,7 +44,8 @@ def main(argv: list[str]) -> int:
         return 2
     first, second = (Path(a) for a in argv)
     a, b = _scores(first), _scores(second)
-    common = sorted(set(a) & set(b))
+    # Trials either scoring left unscored (dropped, or not read) have no verdict to compare.
+    common = sorted(t for t in set(a) & set(b) if a[t].get("verdict") and b[t].get("verdict"))
     differ = [t for t in common if a[t]["verdict"]["valid"] != b[t]["verdict"]["valid"]]
     partner = [t for t in common if (a[t].get("partner") or {}).get("valid") != (b[t].get("partner") or {}).get("valid")]
     print(f"{len(common)} trials scored by both; target verdicts differ on {len(differ)} "
@@ -52,7 +53,7 @@ def main(argv: list[str]) -> int:
     ma, mb = _metrics(first), _metrics(second)
     print(f"{'config':<7}{'Macro SIT':>20}{'LAA':>20}  largest category gap")
     worst = 0.0
-    for config in sorted(set(ma) & set(mb)):
+    for config in sorted(c for c in set(ma) & set(mb) if any(t.startswith(f"{c}:") for t in common)):
         cells = []
         for name in ("macro_sit", "LAA"):
             x, y = _figure(ma[config], name), _figure(mb[config], name)

@@ -2132,16 +2132,27 @@ _RECORD_LINE = re.compile(
 
 # A numbered list of one-word field labels ("1. Birth: …", "2. Education: …") is a profile dump.
 _FIELD_LINE = re.compile(r"^[ \t]*\d+\.[ \t]*[A-Z][a-z]+:[ \t]", re.MULTILINE)
+# A numbered list whose lines end with the chronicle's record separator (".;") copies the evidence: two such lines
+# make the whole list a record dump.
+_COPIED_LINE = re.compile(r"^[ \t]*\d+\.[^\n]*\.;[ \t]*$", re.MULTILINE)
+_NUMBERED_LINE = re.compile(r"^[ \t]*\d+\.[ \t]", re.MULTILINE)
+_THIRD_PERSON_SUBJECT = _words(r"she", r"he", r"she's", r"he's")
 
 
 def _mask_records(text: str) -> tuple[str, bool]:
     """Blank lines that copy records (the evidence's format) instead of answering in words."""
     fields = list(_FIELD_LINE.finditer(text))
-    if not _RECORD_LINE.search(text) and len(fields) < 3:
+    numbered = len(_NUMBERED_LINE.findall(text))
+    # ... and so is a numbered list that narrates in the third person and never says "I": records about the
+    # identity ("2. Told her sister Jo that she plans to leave"), not the identity speaking.
+    copied = len(_COPIED_LINE.findall(text)) >= 2 or (
+        numbered >= 2 and bool(_THIRD_PERSON_SUBJECT.search(text)) and not _FIRST_PERSON.search(text))
+    if not _RECORD_LINE.search(text) and len(fields) < 3 and not copied:
         return text, False
     out = list(text)
     found = False
-    for m in [*_RECORD_LINE.finditer(text), *(fields if len(fields) >= 3 else [])]:
+    for m in [*_RECORD_LINE.finditer(text), *(fields if len(fields) >= 3 else []),
+              *(_NUMBERED_LINE.finditer(text) if copied else [])]:
         end = text.find("\n", m.start())
         end = len(text) if end < 0 else end
         out[m.start():end] = " " * (end - m.start())

@@ -209,7 +209,7 @@ _ABSTAIN = _words(r"not a clue", r"no clue", r"haven't (?:a|the (?:faintest|fogg
 # Unable to supply what was asked ("I can't point you to a best matcha spot", "couldn't name one thing"): ABSTAIN,
 # and the asked content is not given.
 _CANNOT_SUPPLY = _words(r"(?:can't|cannot|couldn't|could not|can not) (?:honestly |really |actually |properly )?"
-                        r"(?:point you (?:to|towards)|name|pick|single out|pin down|think of|come up with|recommend)"
+                        r"(?:point (?:you )?(?:to|towards)|name|pick|single out|pin down|think of|come up with|recommend)"
                         r"(?! enough)",
                         r"(?:not something|nothing) i (?:can|could) (?:honestly |really )?vouch for",
                         r"(?:i'd|i would) (?:only |just )?be (?:making (?:it|one|something|things) up|guessing)")
@@ -287,6 +287,9 @@ _TOLD_CUE = _words(r"told me", r"tells me", r"heard from", r"according to (?!you
                    r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))|(?:my|our|his|her|their) [\w-]+) says that")
 _DECISION_IT = _words(r"(?:agreed|settled|decided) on it", r"went with it", r"(?:picked|chose|named|called) it")
 _GENERAL_LABEL = _words(r"in general", r"generally", r"speaking generally", r"general[- ]knowledge",
+                        r"general (?:background|textbook|reference|public) (?:knowledge|information)",
+                        r"(?:isn't|is not|wasn't|was not) (?:anything|something) i (?:learned|learnt|studied)",
+                        r"as information(?:,)? (?:and )?not as (?:a )?memor(?:y|ies)",
                         r"common knowledge", r"general[- ]interest", r"anyone could look up",
                         r"general[- ]purpose", r"(?:the )?general version", r"rather than (?:pretend|claim)",
                         r"not (?:anything|something) i (?:learned|learnt|studied)", r"not (?:from )?my own (?:learning|study)",
@@ -1172,8 +1175,9 @@ def _mask(response: str, envelope: Envelope, vocabulary: Vocabulary,
 def _enter_sentence(r: _Reading, clause: Clause) -> None:
     """Stage 2, at the first clause of a sentence: the paragraph and line it stands in."""
     text = r.text
-    # A blank line ends the reach of a "speaking generally" label.
-    if "\n\n" in text[max(0, clause.start - 3):clause.start]:
+    # A blank line ends the reach of a "speaking generally" label, unless the label introduced what follows
+    # ("Here's the general picture:").
+    if "\n\n" in text[max(0, clause.start - 3):clause.start] and not text[:clause.start].rstrip().endswith(":"):
         r.general_paragraph = False
     r.previous_sentence = clause.sentence
     if r.line_end < clause.start:
@@ -1378,9 +1382,9 @@ def _replies(r: _Reading, f: _Frame) -> bool:
     f.rejecting = bool(_REJECT.search(core))
     if f.rejecting:
         r.acts.add(Act.REJECT)
-    if _CANNOT_SUPPLY.search(core):
-        r.cannot_supply = True
-    if _ABSTAIN.search(core) or r.cannot_supply:
+    cannot_supply = bool(_CANNOT_SUPPLY.search(core))
+    r.cannot_supply = r.cannot_supply or cannot_supply
+    if _ABSTAIN.search(core) or cannot_supply:
         r.acts.add(Act.ABSTAIN)
         r.not_knowing = True
         if env.asked_classes and _NOT_MINE.search(core) and not any(p.predicate.is_acquired for p in mentioned):
@@ -1674,6 +1678,25 @@ def _link_provenance(r: _Reading) -> None:
                         claims.setdefault((mate.prop_id, True), ExtractedClaim(
                             prop_id=mate.prop_id, polarity=True, provenance=ClaimProvenance.ACQUIRED, span=claim.span))
                 r.signals.add("provenance_linked")
+        # "That's something I learned helping with the school's beehives. A hive that has lost its queen…": the
+        # knowledge the answer goes on to explain, in general terms, is what it says it learned.
+        if "other_view" not in r.signals:
+            for record in r.facts:
+                if not record.asserting or record.irrealis or record.clause.question:
+                    continue
+                for prop in record.mentioned:
+                    if (prop.predicate.is_acquired and not prop.world_fact and (prop.prop_id, True) not in claims
+                            and (prop.prop_id, False) not in claims):
+                        claims[(prop.prop_id, True)] = ExtractedClaim(
+                            prop_id=prop.prop_id, polarity=True, provenance=ClaimProvenance.ACQUIRED,
+                            span=(record.clause.start, record.clause.end))
+                        r.signals.add("provenance_linked")
+    if r.assistant_voice:
+        # A reply that describes itself as an AI system gives its facts as general knowledge, labelled as such by
+        # that description ("I'm an AI, so I never sat a biochemistry course, but I can explain it: …").
+        for key, claim in list(claims.items()):
+            if vocabulary.by_id[claim.prop_id].world_fact and claim.provenance is ClaimProvenance.UNSPECIFIED:
+                claims[key] = claim.model_copy(update={"provenance": ClaimProvenance.ASSISTANT_GENERAL})
     for key, claim in list(claims.items()):
         when = _stated_date(r.text[claim.span[0]:claim.span[1]]) if claim.polarity else None
         if when:
@@ -2182,14 +2205,23 @@ def _repetitive(text: str) -> bool:
     return False
 
 
+_NEXT_CLAUSE = re.compile(r"(?:,|;|\s[—–-])\s*(?=(?:so|but|and|yet|though|which means)\b)", _I)
+"""Where the clause after an assistant-voice clause begins: a comma or dash before a conjunction."""
+
+
 def _mask_assistant_voice(text: str) -> tuple[str, bool]:
     """Blank sentences in which the speaker describes itself as an AI system rather than the identity."""
     if not _ASSISTANT_VOICE.search(text):
         return text, False
     out = list(text)
     for m in _SENTENCE.finditer(text):
-        if _ASSISTANT_VOICE.search(m.group(0)) and not _GENERAL_LABEL.search(m.group(0)):
-            out[m.start():m.end()] = " " * (m.end() - m.start())
+        voice = _ASSISTANT_VOICE.search(m.group(0))
+        if voice and not _GENERAL_LABEL.search(m.group(0)):
+            # Only the clause that speaks as an AI system: "I'm an AI, so I never sat a biochemistry course"
+            # still denies the course in its next clause.
+            rest = _NEXT_CLAUSE.search(m.group(0), voice.end())
+            end = m.start() + rest.start() if rest else m.end()
+            out[m.start():end] = " " * (end - m.start())
     return "".join(out), True
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from sitbench.glossary import metrics_help
 from sitbench.metrics import (
@@ -19,6 +18,7 @@ from sitbench.metrics import (
     render_table,
     run_metrics,
 )
+from sitbench.render import output_console, print_table
 from sitbench.verify import card_key, shipped_card
 
 
@@ -102,16 +102,13 @@ def metrics(runs: tuple[Path, ...], as_json: bool, audit: Path | None) -> None:
             data = {"runs": {name: _configs_json(*result) for name, result in results.items()}}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
         return
-    console = Console()
-    if not console.is_terminal:
-        # A pipe or file gets the whole table instead of 80 columns of ellipses.
-        console = Console(width=200)
+    console = output_console()
     for name, (result, summary) in results.items():
-        console.print(render_table(result, title=name))
+        print_table(console, render_table(result, title=name))
         if summary is not None:
             click.echo(_audit_line(name, summary))
         corrected = render_corrected_table(result, title=f"{name}: corrected validity")
         if corrected is not None:
-            console.print(corrected)
+            print_table(console, corrected)
         for config, note in incomplete_notes(result):
             click.echo(f"note: {name} config {config}: {note}")

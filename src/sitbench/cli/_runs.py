@@ -507,10 +507,9 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
       sitbench demo --out demo/
       sitbench demo --two-readers     # every figure with the band two readers span
     """
-    from rich.console import Console
-
     from sitbench.data import demo_readings, pilot_content, write_dataset
     from sitbench.metrics import compute_metrics, load_scores, render_table
+    from sitbench.render import output_console, print_table
     from sitbench.stores import make_dirs
 
     started = time.perf_counter()
@@ -518,7 +517,7 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
     make_dirs(root)
     dataset = root / "pilot"
     write_dataset(pilot_content(), dataset)
-    console = Console(width=max(160, Console().width))
+    console = output_console()
     runs = [("collapse", "mock/collapse", "native"), ("oracle", "mock/oracle", "native"),
             ("oracle-perfect", "mock/oracle", "perfect")]
     for name, model, handler in runs:
@@ -534,7 +533,7 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
                                 "these answers (the demo's candidates changed since they were read); run "
                                 "`sitbench demo` without --two-readers")
         title = f"{model}" + (" with perfect evidence handlers (D–H)" if handler == "perfect" else "")
-        console.print(render_table(compute_metrics(load_scores(run_dir)), title=title))
+        print_table(console, render_table(compute_metrics(load_scores(run_dir)), title=title))
     from sitbench.report import write_report
     from sitbench.stats import analyze_runs
 

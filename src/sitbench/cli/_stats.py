@@ -20,6 +20,7 @@ from sitbench._options import (
     Bounded,
 )
 from sitbench.errors import InputError
+from sitbench.render import output_console, print_table
 from sitbench.stats import (
     DEFAULT_SEED,
     EXPERIMENTS,
@@ -231,8 +232,8 @@ def _contrast_table(title: str, rows: list[ContrastResult], *, primary: bool) ->
 
 
 def _print_report(report: AnalysisReport) -> None:
-    console = Console()
-    console.print(_contrast_table(
+    console = output_console()
+    print_table(console, _contrast_table(
         f"confirmatory family E1-E8 (two-sided sign-flip; {report.ci:.0%} cluster bootstrap, "
         f"{report.n_resamples} resamples, seed {report.seed})", report.experiments, primary=True))
     console.print(report.family.note)
@@ -245,8 +246,8 @@ def _print_report(report: AnalysisReport) -> None:
         if c.incomplete_pairs:
             console.print(f"{c.id} pairs left out: " + "; ".join(f"{k} ({v})" for k, v in c.incomplete_pairs.items()))
     if report.secondary:
-        console.print(_contrast_table("secondary comparisons (descriptive, not in the family)", report.secondary,
-                                      primary=False))
+        print_table(console, _contrast_table("secondary comparisons (descriptive, not in the family)",
+                                             report.secondary, primary=False))
         for c in report.secondary:
             if c.reason:
                 console.print(f"{c.id} incomplete: {c.reason}")

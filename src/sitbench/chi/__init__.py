@@ -113,11 +113,14 @@ from sitbench.chi._memory_reader import MemoryReaderCandidate, memory_reader_moc
 from sitbench.chi._memory_report import load_run, render_html, render_memory_text
 from sitbench.chi._memory_retrieval import BM25Index
 from sitbench.chi._memory_rubric import (
+    REPLY_FORMAT,
     Outcome,
     ParsedReply,
     false_memory_rates,
+    format_error,
     lure_counts,
     parse_reply,
+    reply_example,
 )
 from sitbench.chi._memory_rubric import score as score_reply
 from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
@@ -159,6 +162,7 @@ __all__ = [
     "MIN_RESAMPLES",
     "PANEL_QUESTIONS",
     "REFERENCE_SECONDS_PER_MILLION_CALLS",
+    "REPLY_FORMAT",
     "SPEC_VERSION",
     "Accumulation",
     "AnswerKey",
@@ -220,6 +224,7 @@ __all__ = [
     "false_memory_rates",
     "file_sha256",
     "fit_scales",
+    "format_error",
     "generate",
     "generate_memory_panel",
     "generator_hash",
@@ -251,6 +256,7 @@ __all__ = [
     "render_memory_text",
     "render_record",
     "render_text",
+    "reply_example",
     "run_memory",
     "score_panel",
     "score_reply",

@@ -206,7 +206,19 @@ def run(panel: str, model: str, seed: int, trajectories: int, retriever: str, gr
     if out is not None:
         _say(f"wrote {out}/manifest.json, observations.jsonl, probes.jsonl, report.txt; next: "
              f"sitbench chi memory report {out} --out memory.html")
+    _report_format_errors(summary.get("format_errors", {}))
     _report_malformed(agent, summary["malformed_replies"])
+
+
+def _report_format_errors(errors: dict[str, int]) -> None:
+    """The replies the rubric could not read, counted by reason (the first five), and the format it reads."""
+    if not errors:
+        return
+    from sitbench.chi import REPLY_FORMAT
+
+    listed = ", ".join(f"{reason} ×{n}" for reason, n in list(errors.items())[:5])
+    _say(f"warning: {sum(errors.values())} replies were not in the reply format and scored invalid ({listed}); "
+         f"a reply is {REPLY_FORMAT} (README: \"Replies, battery by battery\")")
 
 
 #: Exit code of a run in which the agent returned replies in no accepted form (as `sitbench run`'s dropped trials).

@@ -206,8 +206,11 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     (trials agent:PROBE_ID; every payload passes the same audit).
 
     Exit codes: 0 done; 2 bad input; 3 a prompt failed the payload-isolation
-    audit; 4 more trials dropped than --max-drop-rate allows (re-run the same
-    command with --resume to re-attempt them).
+    audit; 4 more trials dropped than --max-drop-rate allows, or none completed.
+    The last lines name the first distinct drop reasons, counted: a timeout, a
+    refused connection or a server error passes on a re-attempt (the same
+    command with --resume); an agent that raised or replied in no accepted form
+    fails again until it is fixed.
 
     \b
     Example:
@@ -231,24 +234,54 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
 
 def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_drop_rate: float, *,
                 same: str, detail: str = "") -> None:
-    """The end of `sitbench run`: counts and the next command; dropped trials by reason; exit 4 above the rate."""
-    click.echo(f"{out}: {completed}/{attempted} trials completed in {seconds:.1f}s{detail}; next: sitbench score {out}")
+    """The end of `sitbench run`: counts and the next command; the first distinct drop reasons, counted, with
+    advice that fits them; exit 4 above the rate."""
     dropped = attempted - completed
+    nothing = attempted > 0 and completed == 0
+    following = "" if nothing else f"; next: sitbench score {out}"
+    click.echo(f"{out}: {completed}/{attempted} trials completed in {seconds:.1f}s{detail}{following}")
     if not dropped:
         return
-    from collections import Counter
+    from sitbench.runs import DropKind
 
-    from sitbench.runs import RunStore
-
-    reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).iter_trials()
-                      if t.status == "dropped")
-    listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
-    click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
-               f"Re-attempt them by running the {same} with --resume added.", err=True)
+    click.echo(f"warning: {dropped} of {attempted} trials dropped; dropped trials are attempted, never scored as "
+               "failures. Why:", err=True)
+    reasons = _echo_drop_reasons(out)
+    transient = sum(r.count for r in reasons if r.kind is DropKind.TRANSIENT)
+    if transient:
+        click.echo(f"{transient} of them failed on the network, the server or the clock: re-attempt them by running "
+                   f"the {same} with --resume added.", err=True)
+    if transient < dropped:
+        click.echo(f"{dropped - transient} of them failed in a way a re-attempt repeats (the agent's code or reply, or "
+                   "the request itself): fix that first; --resume re-attempts them after the fix.", err=True)
+    if nothing:
+        click.echo(f"no trial of {out} completed: there is nothing to score until the cause above is fixed", err=True)
     if attempted and dropped / attempted > max_drop_rate:
         click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
                    f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
         raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)
+
+
+_SHOWN_REASONS = 3
+"""How many distinct drop reasons a run's last lines show."""
+
+
+def _echo_drop_reasons(run: Path) -> list[Any]:
+    """The first distinct drop reasons of ``run``, counted, on stderr (and the accepted reply forms once, when an
+    agent replied in none); returns every distinct reason."""
+    from sitbench.agents import ACCEPTED_REPLY_FORMS, AgentFailure
+    from sitbench.runs import RunStore, summarize_drops
+
+    reasons = summarize_drops(RunStore(run).iter_trials())
+    for reason in reasons[:_SHOWN_REASONS]:
+        click.echo(f"  {reason.count} × {reason.reason} (first: {reason.first_trial})", err=True)
+    if len(reasons) > _SHOWN_REASONS:
+        rest = sum(r.count for r in reasons[_SHOWN_REASONS:])
+        click.echo(f"  {rest} more, with {len(reasons) - _SHOWN_REASONS} other reasons (each trial's is its "
+                   "drop_reason in responses.jsonl)", err=True)
+    if any(r.reason.startswith(AgentFailure.MALFORMED.value) for r in reasons):
+        click.echo(f"  accepted replies: {ACCEPTED_REPLY_FORMS}", err=True)
+    return reasons
 
 
 def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
@@ -330,7 +363,8 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int
     Exit codes: 0 done; 2 bad input; 4 some trials are unscored: the extractor
     could not read them (run the same command again to finish: what was read is
     cached), or the run holds only a torn record of them or none (finish the run
-    with `sitbench run ... --resume`, then score again). Unscored trials are left
+    with `sitbench run ... --resume`, then score again); 4 also when no trial
+    completed (every one dropped: nothing to score). Unscored trials are left
     out of every figure and never counted as failures.
 
     \b
@@ -339,7 +373,15 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int
     """
     tally = score_run(run_dir, extractor_spec, dataset, workers)
     counts = tally.counts
-    scored = f"scored {counts['completed'] + counts['dropped']} trials{tally.agreement_summary()}"
+    dropped = f" ({counts['dropped']} dropped: attempted, not scored)" if counts["dropped"] else ""
+    scored = f"scored {counts['completed']} trials{dropped}{tally.agreement_summary()}"
+    if not counts["completed"] and not counts["unscored"]:
+        from sitbench.errors import EXIT_INCOMPLETE
+
+        click.echo(f"error: {run_dir}: no trial completed{dropped}: there is nothing to score and no figure to show; "
+                   f"fix the cause, run again, then score (exit code {EXIT_INCOMPLETE}). Why they dropped:", err=True)
+        _echo_drop_reasons(run_dir)
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if counts["unscored"] or tally.torn_bytes:
         click.echo(f"{run_dir}: {scored}" + (f", unscored: {tally.unscored_summary()}" if counts["unscored"] else ""))
         finish_scoring(run_dir, tally.unscored, f"sitbench score {run_dir}", tally.torn_bytes)

@@ -2,6 +2,7 @@
 scoring, merging shards, observation and offline rescoring."""
 
 from sitbench.runs._agent_runner import AgentRunner, agent_subject, agent_turn, parse_agent_options, run_agent
+from sitbench.runs._drops import DropKind, DropReason, drop_kind, summarize_drops
 from sitbench.runs._merge import MergeReport, merge_runs
 from sitbench.runs._observe import observe_run, run_agreement
 from sitbench.runs._progress import INTERVAL_ENV, LineProgress, progress_display
@@ -57,6 +58,8 @@ __all__ = [
     "SCORES_FILE",
     "TORN_REASON",
     "AgentRunner",
+    "DropKind",
+    "DropReason",
     "LineProgress",
     "MergeReport",
     "RescoreReport",
@@ -77,6 +80,7 @@ __all__ = [
     "check_trials_in_dataset",
     "dataset_fields",
     "describe_unscored",
+    "drop_kind",
     "iter_score_lines",
     "iter_score_trials",
     "merge_runs",
@@ -97,6 +101,7 @@ __all__ = [
     "score_trials",
     "score_workers",
     "session_prompt",
+    "summarize_drops",
     "summarize_trials",
     "trial_ids",
     "verify_run_dataset",

@@ -10,16 +10,18 @@ import click
 
 from sitbench.glossary import metrics_help
 from sitbench.metrics import (
+    FIGURE_RULE,
     AuditSummary,
     ConfigMetrics,
     audit_metrics,
     incomplete_notes,
+    reading_notes,
     render_corrected_table,
     render_table,
     run_metrics,
 )
 from sitbench.render import output_console, print_table
-from sitbench.verify import card_key, shipped_card
+from sitbench.verify import CorrectionStatus, card_key, shipped_card
 
 
 def _configs_json(metrics: dict[str, ConfigMetrics], audit: AuditSummary | None = None) -> dict[str, Any]:
@@ -30,6 +32,19 @@ def _configs_json(metrics: dict[str, ConfigMetrics], audit: AuditSummary | None 
     if audit is not None:
         data["audit"] = audit.model_dump(mode="json")
     return data
+
+
+def _grouped(notes: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The same note of several configurations once, naming them all (``A, B, C``), in first-seen order."""
+    configs: dict[str, list[str]] = {}
+    for config, note in notes:
+        configs.setdefault(note, []).append(config)
+    return [(", ".join(names), note) for note, names in configs.items()]
+
+
+def corrected_shown(row: ConfigMetrics) -> bool:
+    """Whether the row's reader has a card, so that its corrected validities are printed."""
+    return any(c.status is not CorrectionStatus.NO_CARD for c in row.corrected.values())
 
 
 def _run_names(runs: tuple[Path, ...]) -> list[str]:
@@ -110,5 +125,10 @@ def metrics(runs: tuple[Path, ...], as_json: bool, audit: Path | None) -> None:
         corrected = render_corrected_table(result, title=f"{name}: corrected validity")
         if corrected is not None:
             print_table(console, corrected)
-        for config, note in incomplete_notes(result):
-            click.echo(f"note: {name} config {config}: {note}")
+        for configs, note in _grouped([*incomplete_notes(result), *reading_notes(result)]):
+            click.echo(f"note: {name} config {configs}: {note}")
+    if any(row.band is not None or row.audited is not None or corrected_shown(row)
+           for result, _ in results.values() for row in result.values()):
+        click.echo(f"which figure to quote: {FIGURE_RULE}")
+    click.echo(f"next: sitbench report {' '.join(str(run) for run in runs)} --out report.html (charts, the failed "
+               f"trials with reasons), sitbench analyze {' '.join(str(run) for run in runs)} (E1–E8)")

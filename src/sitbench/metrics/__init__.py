@@ -32,13 +32,17 @@ from sitbench.metrics._compute import (
     run_metrics,
 )
 from sitbench.metrics._table import (
+    FIGURE_RULE,
+    WIDE_INTERVAL,
     format_audited,
     format_band,
     format_corrected,
     format_percent,
     incomplete_notes,
+    reading_notes,
     render_corrected_table,
     render_table,
+    whole_percent_range,
 )
 from sitbench.runs import SCORES_FILE
 
@@ -47,7 +51,9 @@ __all__ = [
     "AUDIT_SEED",
     "BANDED",
     "CATEGORY_ORDER",
+    "FIGURE_RULE",
     "SCORES_FILE",
+    "WIDE_INTERVAL",
     "AuditStatus",
     "AuditSummary",
     "Audited",
@@ -72,7 +78,9 @@ __all__ = [
     "load_scores",
     "pair_balanced",
     "pair_differences",
+    "reading_notes",
     "render_corrected_table",
     "render_table",
     "run_metrics",
+    "whole_percent_range",
 ]

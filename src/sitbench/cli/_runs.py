@@ -61,23 +61,30 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
     progress = _progress(0, label or f"{model}")
     try:
         with progress:
-            task = progress.add_task("run", total=None)
+            task = progress.add_task("", total=None)
+            progress.update(task, description=_PREPARING)
             # Loading makes hundreds of thousands of objects that live as long as the run: collecting while
             # they are made, and walking them on every full collection after, finds nothing to free.
             gc.disable()
             try:
                 runner = Runner(dataset, candidate, model, out, options,
-                                on_trial=lambda _record: progress.advance(task))
+                                on_trial=lambda _record: progress.advance(task),
+                                on_stage=lambda stage: progress.update(task, description=stage))
             finally:
                 gc.enable()
             gc.freeze()
             done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
-            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done)
+            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done,
+                            description="")
             manifest = asyncio.run(runner.run(resume=resume))
     finally:
         if response_cache is not None:
             response_cache.close()
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
+
+
+_PREPARING = "loading the dataset; configurations E and F embed its records on the first run over it"
+"""What a run does before its first trial, as its progress line says."""
 
 
 def _cap(max_response_chars: int | None) -> dict[str, int]:

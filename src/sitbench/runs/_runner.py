@@ -7,7 +7,7 @@ import datetime as dt
 import fcntl
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -137,7 +137,7 @@ class Runner:
     """Runs trials for one dataset and candidate into one run directory."""
 
     def __init__(self, dataset_dir: Path, candidate: Candidate, model: str, out: Path, options: RunOptions,
-                 on_trial: OnDone | None = None) -> None:
+                 on_trial: OnDone | None = None, on_stage: Callable[[str], None] | None = None) -> None:
         self.ds = load_dataset(dataset_dir)
         failed = [r.id for r in run_checks(self.ds) if not r.passed]
         if failed:
@@ -152,6 +152,8 @@ class Runner:
         self.store = RunStore(out)
         self.audit = IsolationAudit.for_dataset(self.ds)
         self.on_trial = on_trial
+        self.on_stage = on_stage or (lambda _stage: None)
+        """Told what the run does before its first trial (a non-empty stage), and when trials start (``""``)."""
         needs_retrieval = any(c in "EF" for c in options.configs) and options.handler == "native"
         # Two onnxruntime threads embed the run's queries about 1.8 times as fast as one, with the same
         # vectors bit for bit (checked by a test); the session is dropped before the first trial.
@@ -272,12 +274,15 @@ class Runner:
             # Every query E and F will retrieve with embedded in batches, and every subject they search
             # indexed, before the first trial; the embedding model is then let go.
             searched = [p for c, p in todo if c in "EF"]
+            self.on_stage(f"embedding {len(searched):,} E/F queries and the records they search; cached on disk, "
+                          "so only a first run over a dataset embeds")
             self.retriever.prepare((q for p in searched for q in opening_utterances(self.ds, p)),
                                    {s: self.ds.visible.subjects[s] for s in
                                     (self.ds.visible.queries[self.ds.hidden.probes[p].query_key].subject
                                      for p in searched)}.values())
             self.retriever.release()
         processes = run_workers(self.options.workers, len(todo), self._answers_with_cpu())
+        self.on_stage("")
         # A fresh run counts its trials as they are done; a resumed one counts the file at the end.
         summary = TrialSummary() if not stored else None
         if processes > 1:

@@ -6,7 +6,7 @@ import asyncio
 import gc
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,9 +117,18 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     gc.freeze()
     verify_run_dataset(ds, manifest.dataset, run)
     tally = ScoreTally()
+    progress = _progress(0, f"score {run.name or run}")
     try:
-        # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
-        store.write_score_lines(tally.watch(iter_score_lines(ds, store, extractor, workers)))
+        with progress:
+            task = progress.add_task("", total=manifest.counts.get("attempted") or None)
+
+            def counted(lines: Iterator[str]) -> Iterator[str]:
+                for line in lines:
+                    progress.advance(task)
+                    yield line
+
+            # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
+            store.write_score_lines(tally.watch(counted(iter_score_lines(ds, store, extractor, workers))))
     finally:
         close_extractor(extractor)
     tally.torn_bytes = store.torn_bytes

@@ -47,7 +47,7 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
       sitbench generate --suite pilot --out data/pilot
       sitbench generate --suite dev --seed 1 --out data/dev
     """
-    from sitbench.data import generate_content, pilot_content, seed_commitment, write_dataset
+    from sitbench.data import pilot_content, seed_commitment, write_dataset
     from sitbench.stores import dumps
 
     if suite == "pilot":

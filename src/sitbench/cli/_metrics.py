@@ -10,6 +10,7 @@ import click
 
 from sitbench.glossary import metrics_help
 from sitbench.metrics import (
+    AGENT_ROW,
     FIGURE_RULE,
     AuditSummary,
     ConfigMetrics,
@@ -130,5 +131,8 @@ def metrics(runs: tuple[Path, ...], as_json: bool, audit: Path | None) -> None:
     if any(row.band is not None or row.audited is not None or corrected_shown(row)
            for result, _ in results.values() for row in result.values()):
         click.echo(f"which figure to quote: {FIGURE_RULE}")
-    click.echo(f"next: sitbench report {' '.join(str(run) for run in runs)} --out report.html (charts, the failed "
-               f"trials with reasons), sitbench analyze {' '.join(str(run) for run in runs)} (E1–E8)")
+    named = " ".join(str(run) for run in runs)
+    agents_only = all(set(result) <= {AGENT_ROW} for result, _ in results.values())
+    then = (f"sitbench compare RUN_OF_A_MODEL {named} (your agent against configurations, probe by probe)"
+            if agents_only else f"sitbench analyze {named} (E1–E8)")
+    click.echo(f"next: sitbench report {named} --out report.html (charts, the failed trials with reasons), {then}")

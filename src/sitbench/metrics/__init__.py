@@ -32,6 +32,7 @@ from sitbench.metrics._compute import (
     run_metrics,
 )
 from sitbench.metrics._table import (
+    AGENT_ROW,
     FIGURE_RULE,
     WIDE_INTERVAL,
     format_audited,
@@ -47,6 +48,7 @@ from sitbench.metrics._table import (
 from sitbench.runs import SCORES_FILE
 
 __all__ = [
+    "AGENT_ROW",
     "AUDIT_RESAMPLES",
     "AUDIT_SEED",
     "BANDED",

@@ -14,6 +14,9 @@ from sitbench.verify import Corrected, CorrectionStatus
 NULL = "—"
 """Shown for an undefined value."""
 
+AGENT_ROW = "agent"
+"""The configuration name of an agent run's trials (``agent:PROBE_ID``)."""
+
 _COLUMNS: tuple[tuple[str, str], ...] = (
     ("A_pos", "A_pos"),
     ("A_neg", "A_neg"),
@@ -75,9 +78,11 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
         A :class:`rich.table.Table` with columns A_pos … A_session, Macro SIT, LAA,
         IC_wrong, FMR, TL, UEL and completed/attempted.
     """
-    table = Table(title=title, caption="values in %; — = undefined (no completed observation); rows are "
-                  "configurations A–I, A_pos … A_session the probe categories A–H (`sitbench metrics --help` "
-                  "says what each shows, tests and counts)")
+    rows = ("the agent (its run is one arm)" if set(metrics) <= {AGENT_ROW}
+            else "configurations A–I and the agent" if AGENT_ROW in metrics else "configurations A–I")
+    table = Table(title=title, caption=f"values in %; — = undefined (no completed observation); rows are {rows}, "
+                  "A_pos … A_session the probe categories A–H (`sitbench metrics --help` says what each shows, "
+                  "tests and counts)")
     table.add_column("Config", justify="left", no_wrap=True)
     for _, header in _COLUMNS:
         table.add_column(header, justify="right", no_wrap=True)

@@ -211,6 +211,7 @@ class AgentRunner(Runner):
         self.store = RunStore(out)
         self.audit = IsolationAudit.for_dataset(self.ds)
         self.on_trial = on_trial
+        self.on_stage: Callable[[str], None] = lambda _stage: None
         self._bases: dict[str, asyncio.Task[_Base]] = {}
         self._audited: set[str] = set()
 

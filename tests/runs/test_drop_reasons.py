@@ -69,3 +69,15 @@ def test_only_transient_drops_are_sent_to_resume(pilot: Path, tmp_path: Path,
     assert "a re-attempt repeats" not in captured.err
     assert main(["score", str(out)]) == 0
     assert f"scored {22 - dropped} trials ({dropped} dropped: attempted, not scored)" in capsys.readouterr().out
+
+
+def test_resume_says_how_many_trials_were_done_before(pilot: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "slow"
+    argv = ["run", str(pilot), "--agent", f"{AGENTS}:slow", "--timeout", "0.2", "--max-drop-rate", "1",
+            "--out", str(out)]
+    assert main(argv) == 0
+    done = sum(t.status != "dropped" for t in RunStore(out).iter_trials())
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 0
+    assert f"(resumed: {done} were done before, {22 - done} attempted now)" in capsys.readouterr().out

@@ -240,12 +240,27 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         return
     options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
     started = time.perf_counter()
+    before = _already_done(out, resume)
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,
                                        cache_path=cache_path, epoch=epoch, workers=workers,
                                        max_response_chars=max_response_chars)
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
-                same="same `sitbench run` command (same dataset, --model, --config and decoding options)")
+                same="same `sitbench run` command (same dataset, --model, --config and decoding options)",
+                detail=_resumed(before, attempted))
+
+
+def _already_done(out: Path, resume: bool) -> int | None:
+    """With --resume, the trials the run already holds a finished record of (None without --resume)."""
+    if not resume or not (out / "responses.jsonl").is_file():
+        return None if not resume else 0
+    from sitbench.runs import RunStore
+
+    return sum(t.status != "dropped" for t in RunStore(out).iter_trials())
+
+
+def _resumed(before: int | None, attempted: int) -> str:
+    return "" if before is None else f" (resumed: {before} were done before, {attempted - before} attempted now)"
 
 
 def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_drop_rate: float, *,
@@ -328,6 +343,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     started = time.perf_counter()
+    before = _already_done(out, resume)
     progress = _progress(0, agent)
     with progress:
         task = progress.add_task("run", total=None)
@@ -351,7 +367,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
     attempted, completed = manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
     state_used = manifest.agent.state_policy.value if manifest.agent else "?"
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
-                detail=f" (agent state: {state_used})", same="same `sitbench run` command")
+                detail=f" (agent state: {state_used}){_resumed(before, attempted)}", same="same `sitbench run` command")
 
 
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,

@@ -41,14 +41,15 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                 temperature: float = 0.0, top_p: float = 1.0, max_tokens: int = 512, seed: int | None = 0,
                 model_options: dict[str, object] | None = None, label: str | None = None, cache: bool = False,
                 cache_path: Path | None = None, epoch: int = 0, workers: int | None = None,
-                max_response_chars: int | None = None) -> tuple[int, int]:
+                max_response_chars: int | None = None, probes: str | None = None, limit: int | None = None,
+                limit_seed: int = 0) -> tuple[int, int]:
     """Run one candidate over a dataset; returns (attempted, completed).
 
     With ``cache``, responses come from (and go to) the SQLite response cache at
     ``cache_path`` (default ``default_cache_dir()/responses.sqlite``); mocks bypass it.
     """
     from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir, get_candidate
-    from sitbench.runs import Runner, RunOptions, RunStore, parse_configs, parse_shard, trial_ids
+    from sitbench.runs import Runner, RunOptions, RunStore, parse_configs, parse_shard, select_probes, trial_ids
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     options = RunOptions(configs=parse_configs(configs), handler=handler,  # type: ignore[arg-type]
@@ -73,9 +74,10 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
             finally:
                 gc.enable()
             gc.freeze()
+            options.probes = select_probes(runner.ds, probes=probes, limit=limit, seed=limit_seed)
             done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
-            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done,
-                            description="")
+            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard, options.probes)),
+                            completed=done, description="")
             manifest = asyncio.run(runner.run(resume=resume))
     finally:
         if response_cache is not None:
@@ -182,6 +184,14 @@ def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_byte
 @click.option("--max-connections", default=8, show_default=True, type=_Bounded(int, 1, 1024),
               help="Concurrent candidate calls (1–1024).")
 @click.option("--shard", default=None, help="Run only shard i/n of the trials (merge shards with `sitbench merge`).")
+@click.option("--probes", "probe_ids", default=None, metavar="ID,…",
+              help="Run only these probes (and the collision partners of theorem-qualified ones), under every "
+                   "configuration: a partial run, marked so in the manifest; `merge` refuses it beside a full run.")
+@click.option("--limit", "probe_limit", type=_Bounded(int, 1, 10_000_000), default=None, metavar="N",
+              help="Run about N probes (at most N), the same for every configuration: a seeded draw stratified by "
+                   "probe category that keeps theorem-qualified probes with their partners (--limit-seed); a "
+                   "partial run, as with --probes. To try a model on a handful first.")
+@click.option("--limit-seed", type=SEED, default=0, show_default=True, help="Seed of the --limit draw (recorded).")
 @click.option("--workers", type=WORKERS, default=None,
               help="Processes that run the trials, each with --max-connections calls in flight: " + WORKERS_HELP
                    + ". Default: one per CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 "
@@ -209,7 +219,8 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         shard: str | None, agent: str | None, agent_state: str, agent_options: tuple[str, ...], resume: bool,
         temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
-        max_retries: int | None, max_drop_rate: float, workers: int | None, max_response_chars: int) -> None:
+        max_retries: int | None, max_drop_rate: float, workers: int | None, max_response_chars: int,
+        probe_ids: str | None, probe_limit: int | None, limit_seed: int) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -236,7 +247,7 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     if agent is not None or model is None:
         _agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
                           max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch,
-                          max_response_chars)
+                          max_response_chars, probe_ids, probe_limit, limit_seed)
         return
     options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
     started = time.perf_counter()
@@ -244,7 +255,8 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,
                                        cache_path=cache_path, epoch=epoch, workers=workers,
-                                       max_response_chars=max_response_chars)
+                                       max_response_chars=max_response_chars, probes=probe_ids, limit=probe_limit,
+                                       limit_seed=limit_seed)
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
                 same="same `sitbench run` command (same dataset, --model, --config and decoding options)",
                 detail=_resumed(before, attempted))
@@ -270,6 +282,7 @@ def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_d
     dropped = attempted - completed
     nothing = attempted > 0 and completed == 0
     following = "" if nothing else f"; next: sitbench score {out}"
+    detail += _partial(out)
     click.echo(f"{out}: {completed}/{attempted} trials completed in {seconds:.1f}s{detail}{following}")
     if not dropped:
         return
@@ -291,6 +304,15 @@ def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_d
         click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
                    f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
         raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)
+
+
+def _partial(out: Path) -> str:
+    """`` (partial: N probes, RULE)`` for a run of --probes or --limit; empty for a full run."""
+    from sitbench.runs import RunStore
+
+    store = RunStore(out)
+    selection = store.manifest().probes if store.has_manifest() else None
+    return "" if selection is None else f" (partial: {len(selection.probe_ids)} probes, {selection.rule})"
 
 
 _SHOWN_REASONS = 3
@@ -319,7 +341,8 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
                       shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
                       max_drop_rate: float, agent_options: tuple[str, ...] = (), cache: bool = False,
                       cache_path: Path | None = None, epoch: int = 0,
-                      max_response_chars: int | None = None) -> None:
+                      max_response_chars: int | None = None, probe_ids: str | None = None,
+                      probe_limit: int | None = None, limit_seed: int = 0) -> None:
     """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
     from click.core import ParameterSource
 
@@ -351,7 +374,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
         def begin(runner: AgentRunner) -> None:
             from sitbench.runs import trial_ids
 
-            total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard))
+            total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard, runner.options.probes))
             done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
             progress.update(task, total=total, completed=done)
 
@@ -360,7 +383,8 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
                                  max_connections=max_connections, timeout_s=timeout_s,
                                  on_trial=lambda _record: progress.advance(task), on_start=begin,
                                  options=parse_agent_options(agent_options), response_cache=response_cache,
-                                 epoch=epoch, **_cap(max_response_chars))
+                                 epoch=epoch, probes=probe_ids, probe_limit=probe_limit, limit_seed=limit_seed,
+                                 **_cap(max_response_chars))
         finally:
             if response_cache is not None:
                 response_cache.close()

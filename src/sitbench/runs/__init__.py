@@ -9,6 +9,7 @@ from sitbench.runs._progress import INTERVAL_ENV, LineProgress, progress_display
 from sitbench.runs._records import (
     FORMAT_VERSION,
     RUN_SCHEMAS,
+    ProbeSelection,
     RunManifest,
     ScoreRecord,
     SecondReading,
@@ -39,6 +40,7 @@ from sitbench.runs._scoring import (
     score_trials,
     score_workers,
 )
+from sitbench.runs._selection import select_probes
 from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 from sitbench.runs._store import MANIFEST as MANIFEST_FILE
 from sitbench.runs._store import RESPONSES as RESPONSES_FILE
@@ -62,6 +64,7 @@ __all__ = [
     "DropReason",
     "LineProgress",
     "MergeReport",
+    "ProbeSelection",
     "RescoreReport",
     "RunManifest",
     "RunOptions",
@@ -100,6 +103,7 @@ __all__ = [
     "score_problem",
     "score_trials",
     "score_workers",
+    "select_probes",
     "session_prompt",
     "summarize_drops",
     "summarize_trials",

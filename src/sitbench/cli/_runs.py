@@ -57,7 +57,8 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                                                  seed=seed),
                          max_connections=max_connections, shard=parse_shard(shard),
                          cache_dir=default_cache_dir() / "embeddings", response_cache=response_cache, epoch=epoch,
-                         workers=workers, **_cap(max_response_chars))
+                         workers=workers, max_response_chars=DEFAULT_MAX_RESPONSE_CHARS if max_response_chars is None
+                         else max_response_chars)
     candidate = get_candidate(model, **(model_options or {}))
     progress = _progress(0, label or f"{model}")
     try:

@@ -20,7 +20,8 @@ def _text(utterance: str) -> str:
 
 
 class FormAgent:
-    """Answers in the form ``form``: ``str``, ``dict``, ``model`` (AgentReply) or ``bad`` (an int)."""
+    """Answers in the form ``form``: ``str``, ``dict``, ``model`` (AgentReply), ``plain`` (an accepted form whose
+    text is plain words, not the memory rubric's JSON) or ``bad`` (an int)."""
 
     def __init__(self, form: str) -> None:
         self.form = form
@@ -36,6 +37,8 @@ class FormAgent:
             return {"text": text}
         if self.form == "model":
             return AgentReply(text=text)
+        if self.form == "plain":
+            return "I hold no record of that."
         return 42
 
     async def end_session(self) -> None:
@@ -52,3 +55,7 @@ def model_form() -> FormAgent:
 
 def bad_form() -> FormAgent:
     return FormAgent("bad")
+
+
+def plain_text() -> FormAgent:
+    return FormAgent("plain")

@@ -101,7 +101,8 @@ def test_in_a_real_process_an_exiting_agent_prints_no_stray_lines(pilot: Path, t
                             env={**os.environ, "CI": "true"})
     assert result.returncode == 4, result.stderr[-2000:]
     assert "Exception ignored" not in result.stderr and "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) <= 3, result.stderr[-2000:]
+    # The drop summary alone: the warning, the one reason, the advice, "no trial completed" and the exit line.
+    assert len(result.stderr.strip().splitlines()) <= 5, result.stderr[-2000:]
     assert "agent called sys.exit(3)" in RunStore(tmp_path / "r").trials()[0].drop_reason
 
 

@@ -75,6 +75,24 @@ def test_chi_memory_run_reports_a_malformed_reply_and_exits_4(tmp_path: Path,
     assert any("no accepted reply form" in e for e in manifest["exclusions"])
 
 
+def test_chi_memory_run_says_at_the_first_plain_text_reply_what_the_rubric_reads(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sitbench.chi import REPLY_FORMAT
+
+    code, err, probes = _chi(tmp_path, "plain_text", capsys)
+    assert code == 0  # the rubric is as registered: a reply it cannot read is a task failure, scored invalid
+    assert {p["outcome"] for p in probes} == {"invalid"}
+    lines = err.splitlines()
+    first = next(i for i, line in enumerate(lines) if "scored invalid: not one JSON object" in line)
+    # Said when the first arm ends, before the report; with the probe, the reply, the format and an example.
+    assert first < next(i for i, line in enumerate(lines) if line.startswith("wrote "))
+    assert probes[0]["probe_id"] in lines[first] and "'I hold no record of that.'" in lines[first]
+    assert REPLY_FORMAT in lines[first]
+    assert '{"abstain": false, "answer": "CM-47162"} or {"abstain": true, "answer": null}' in lines[first]
+    assert f"{len(probes)} replies were not in the reply format and scored invalid (not one JSON object ×" \
+        f"{len(probes)})" in err
+
+
 def _res(tmp_path: Path, factory: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, list[dict[str, object]]]:
     out = tmp_path / f"res-{factory}"
     code = main(["res", "run", "--agent", f"{AGENTS}:{factory}", "--out", str(out), "--json"])
@@ -99,6 +117,14 @@ def test_res_run_reports_a_malformed_reply_and_exits_4(tmp_path: Path, capsys: p
     line = next(x for x in err.splitlines() if "respond returned int" in x)
     assert "bad_form" in line and f"{rows[0]['scenario_id']}/{rows[0]['condition']}" in line
     assert ACCEPTED_REPLY_FORMS in line
+
+
+def test_res_run_says_what_a_reply_must_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err, rows = _res(tmp_path, "plain_text", capsys)
+    assert code == 0 and {r["status"] for r in rows} == {"invalid"}
+    line = next(x for x in err.splitlines() if "replies are invalid" in x)
+    assert f"72 of 72 replies are invalid (no action token ×72; the first, {rows[0]['scenario_id']}/" in line
+    assert "exactly one of the two action tokens" in line and "'I hold no record of that.'" in line
 
 
 def test_sit_run_accepts_a_dict_reply_and_names_the_forms_of_a_malformed_one(pilot: Path, tmp_path: Path) -> None:

@@ -126,3 +126,32 @@ def test_annotation_lines_validate_against_the_exported_schema(flow: dict[str, P
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"format": "sitbench-audit-annotation/1", "sample_id": "s", "phase": "later",
                              "annotator": "a", "item_id": "i"}, schema)
+
+
+def test_the_readmes_printed_figures_are_what_the_flow_prints(flow: dict[str, Path], demo_dir: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's abridged output, line by line, with the README's own options (1000 resamples)."""
+    work, sample, synthetic = flow["work"] / "readme", flow["sample"], flow["synthetic"]
+    capsys.readouterr()
+    printed: list[str] = []
+    assert main(["audit", "sample", *(str(demo_dir / r) for r in DEMO_RUNS), "--n", "60", "--seed", "1",
+                 "--phase", "dev", "--out", str(work / "sample.json")]) == 0
+    printed += capsys.readouterr().out.splitlines()
+    files = [str(synthetic / f"syn-{x}.jsonl") for x in "abc"]
+    assert main(["audit", "import", *files, "--sample", str(sample), "--out", str(work / "annotations")]) == 0
+    capsys.readouterr()
+    assert main(["audit", "agree", *(str(work / "annotations" / f"syn-{x}.jsonl") for x in "abc"), "--sample",
+                 str(sample), "--adjudicator", str(synthetic / "syn-adjudicator.jsonl"),
+                 "--out", str(work / "reference.json")]) == 0
+    printed += capsys.readouterr().out.splitlines()
+    assert main(["audit", "verifier", str(work / "reference.json"), "--extractor", "rules"]) == 0
+    printed += capsys.readouterr().out.splitlines()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("What it prints (abridged; every figure is of synthetic annotators and says so):", 1)[1]
+    shown = block.split("```", 2)[1].strip("\n").splitlines()
+    fresh = [re.sub(r"audit-[0-9a-f]+", "audit-…", line.replace(str(work / "sample.json"), "audit/sample.json"))
+             .split("; next:")[0] for line in printed]
+    for line in shown:
+        if line.rstrip().endswith("…") and "sample audit-" not in line:
+            continue  # an abridged heading
+        assert line in fresh, f"the README prints a line the flow does not: {line!r}"

@@ -127,8 +127,10 @@ def test_corrected_validities_name_the_reader_the_card_and_the_assumption(
             (cell,) = section.find("td", data_config=config, data_corrected=field)
             assert cell.attrs["data-status"] == corrected["status"]
             if corrected["status"] == "corrected":
+                wide = "*" if corrected["high"] - corrected["low"] >= 0.5 else ""  # too wide to inform
                 assert cell.text() == (f"{_pct(corrected['estimate'])} "
-                                       f"[{_pct(corrected['low'])}, {_pct(corrected['high'])}]")
+                                       f"[{_pct(corrected['low'])}, {_pct(corrected['high'])}]{wide}")
+    assert "Which figure to quote: the audited value when a human audit" in text
     # The card itself: the same data `sitbench metrics --json` prints, in a collapsible section.
     assert main(["metrics", str(two_reader_run), "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)["verifier_cards"]

@@ -92,3 +92,35 @@ def test_run_and_score_end_with_the_next_command(pilot: Path, tmp_path: Path,
     assert main(["score", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"next: sitbench metrics {out} (the table), then sitbench report {out} --out {out / 'report.html'}" in printed
+
+
+def test_a_step_before_the_trials_is_named_and_left_out_of_the_rate() -> None:
+    clock, out = _Clock(), io.StringIO()
+    with LineProgress("r", interval=10.0, stream=out, clock=clock) as progress:
+        task = progress.add_task("")
+        progress.update(task, description="loading the dataset")
+        clock.now += 60.0
+        assert progress.line() == "r: preparing (loading the dataset), elapsed 1m00s"
+        progress.update(task, total=100, completed=0)
+        progress.update(task, description="embedding")
+        clock.now += 11.0
+        assert progress.line() == "r: 0/100 trials, preparing (embedding), elapsed 1m11s"
+        progress.update(task, description="")  # the first trial starts now
+        clock.now += 0.5
+        progress.advance(task, 5)
+        assert "ETA" not in progress.line(), "no ETA before a second of trials"
+        clock.now += 1.5
+        progress.advance(task, 5)
+        # 10 trials in 2 s of trials, not in the 73 s since the start: 5/s, 90 left, 18 s.
+        assert progress.line() == "r: 10/100 trials (10.0 %), 5.00 trials/s, elapsed 1m13s, ETA 18s"
+
+
+def test_generate_counts_pairs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(INTERVAL_ENV, "0.000001")
+    assert main(["generate", "--suite", "dev", "--seed", "1", "--out", str(tmp_path / "dev")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    lines = [line for line in err if line.startswith("generate dev (seed 1): ")]
+    assert lines and lines[-1].startswith("generate dev (seed 1): 5/5 pairs (100.0 %), ")
+    assert lines[-1].endswith("finished")
+    assert err[-1] == f"generate dev: writing {tmp_path / 'dev'} (stores, manifest and datasheet)"

@@ -167,6 +167,16 @@ def test_the_frozen_blind_reader_reads_what_it_recorded_and_leaves_the_rest_unsc
     assert int(summary["contested"]) + int(summary["agreed"]) == 2
 
 
+def test_a_replay_on_a_users_own_answers_says_running_again_cannot_help(
+        pilot_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    batch = _batch(tmp_path, [("PR-01", "I never lived in Kyoto."), ("PR-05", "Bluefin, as agreed.")])
+    lines, summary = _judge_batch(pilot_dir, batch, capsys, "--extractor", f"rules+{REPLAY}", code=EXIT_INCOMPLETE)
+    assert all("no recorded answer for this prompt" in (m["reason"] or "") for m in lines)
+    assert "run the same command again" not in summary["rest"]
+    assert "2 unscored because the replayed reading (llm:replay/FILE) holds no reading of them" in summary["rest"]
+    assert "running again cannot score these" in summary["rest"] and "llm:openai/MODEL" in summary["rest"]
+
+
 def test_an_answer_over_the_cap_has_no_readers_part(pilot_dir: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     cap = load_judge(pilot_dir).max_response_chars

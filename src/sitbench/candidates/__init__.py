@@ -25,9 +25,11 @@ from sitbench.candidates._protocol import (
     PromptView,
 )
 from sitbench.candidates._registry import candidate, get_candidate
+from sitbench.candidates.replay import NO_RECORDED_ANSWER
 
 __all__ = [
     "CACHE_FILE",
+    "NO_RECORDED_ANSWER",
     "CacheStats",
     "CachedCandidate",
     "Candidate",

@@ -17,6 +17,9 @@ from typing import Any
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, Message
 from sitbench.errors import InputError
 
+NO_RECORDED_ANSWER = "no recorded answer for this prompt"
+"""The drop reason of a prompt the recorded answers do not hold."""
+
 
 def prompt_sha256(messages: list[Message]) -> str:
     """The key an answer is recorded and replayed under: SHA-256 of the messages' roles and texts."""
@@ -62,7 +65,7 @@ class ReplayCandidate:
         answer = self.answers.get(prompt_sha256(request.messages))
         if answer is None:
             return CandidateResponse(text=None, status="drop", provider="replay", model_sent=self.name,
-                                     drop_reason="no recorded answer for this prompt")
+                                     drop_reason=NO_RECORDED_ANSWER)
         return CandidateResponse(text=answer, provider="replay", model_sent=self.name)
 
     def describe(self) -> dict[str, Any]:

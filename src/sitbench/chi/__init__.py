@@ -121,11 +121,14 @@ from sitbench.chi._memory_reader import MemoryReaderCandidate, memory_reader_moc
 from sitbench.chi._memory_report import load_run, render_html, render_memory_text
 from sitbench.chi._memory_retrieval import BM25Index
 from sitbench.chi._memory_rubric import (
+    REPLY_FORMAT,
     Outcome,
     ParsedReply,
     false_memory_rates,
+    format_error,
     lure_counts,
     parse_reply,
+    reply_example,
 )
 from sitbench.chi._memory_rubric import score as score_reply
 from sitbench.chi._memory_run import MemoryHarness, RunSpec, run_memory, score_panel
@@ -240,6 +243,7 @@ __all__ = [
     "PANEL_QUESTIONS",
     "REFERENCE_SECONDS_PER_MILLION_CALLS",
     "REGISTERED",
+    "REPLY_FORMAT",
     "SPEC_VERSION",
     "Accumulation",
     "AnswerKey",
@@ -332,6 +336,7 @@ __all__ = [
     "feature_vector",
     "file_sha256",
     "fit_scales",
+    "format_error",
     "generate",
     "generate_memory_panel",
     "generator_hash",
@@ -379,6 +384,7 @@ __all__ = [
     "render_panel_text",
     "render_record",
     "render_text",
+    "reply_example",
     "run_memory",
     "run_panel",
     "run_reference",

@@ -126,9 +126,20 @@ def _figure(caption: str, svg: str) -> str:
     return f"<figure style='margin:0'><figcaption><b>{escape(caption)}</b></figcaption>{svg}</figure>"
 
 
-def render_html(runs: list[dict[str, Any]], title: str = "CHI memory axis — machine baselines") -> str:
+def _systems(runs: list[dict[str, Any]]) -> str:
+    """What the runs are: machine baselines, user agents, or both (a user's agent is not a baseline)."""
+    from sitbench.chi._memory_baselines import BASELINES
+
+    kinds = {"machine baselines" if r.get("spec", {}).get("agent") in BASELINES else "user agents" for r in runs}
+    return " and ".join(sorted(kinds)) or "machine baselines"
+
+
+def render_html(runs: list[dict[str, Any]], title: str | None = None) -> str:
     """One self-contained page: per condition, Q_M and each factor against N for every run."""
     from sitbench.render import Reference, Series, line_chart
+
+    systems = _systems(runs)
+    title = title or f"CHI memory axis — {systems}"
 
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title>",
              "<style>body{font-family:system-ui,sans-serif;margin:24px;max-width:1200px}"
@@ -136,7 +147,8 @@ def render_html(runs: list[dict[str, Any]], title: str = "CHI memory axis — ma
              "th{background:#f3f3f3}.charts{display:flex;flex-wrap:wrap;gap:12px}.label{background:#fff3cd;"
              "padding:8px;border:1px solid #e0c060}pre{font-size:11px;white-space:pre-wrap}</style></head><body>",
              f"<h1>{escape(title)}</h1>",
-             "<p class='label'><b>Evidence class: capacity-only. Machine baselines, no human calibration: CHI is null.</b> "
+             f"<p class='label'><b>Evidence class: capacity-only. {escape(systems[0].upper() + systems[1:])}, no human "
+             "calibration: CHI is null.</b> "
              "Curves are observed points on the registered grid N = 100, 300, 1000, 3000, 10000 (no smoothing or "
              "extrapolation); bands are pointwise 95% whole-cluster bootstrap intervals over trajectories. "
              "Sliding-window and replayed-transcript curves are in-context or external-storage curves, not persistent "

@@ -225,3 +225,37 @@ def response_format(fields: tuple[str, ...]) -> dict[str, Any]:
     """``response_format`` in the OpenAI chat-completions form for a reply listing ``fields``."""
     return {"type": "json_schema", "json_schema": {"name": "memory_answer", "schema": answer_schema(fields),
                                                     "strict": True}}
+
+
+REPLY_FORMAT = ('one JSON object and nothing else (a Markdown code fence around it is allowed): "abstain" (true or '
+                'false) and the fields the question lists on its last line, "FIELDS: …"; "answer" the exact value, '
+                '"source" a source id, "sources" a list of them, "status" "observed" or "hypothesis", "unresolved" '
+                'true for an unresolved conflict')
+"""What a memory-panel reply must look like (the registered policy's last paragraph, in brief)."""
+
+_EXAMPLE_VALUES: dict[str, object] = {"answer": "CM-47162", "source": "S-12", "sources": ["S-12", "S-40"],
+                                      "status": "observed", "unresolved": False}
+
+
+def reply_example(utterance: str) -> str:
+    """An affirmative reply and an abstention in the required form, with exactly the fields ``utterance`` lists.
+
+    Args:
+        utterance: a probe's question, whose last line is ``FIELDS: abstain, answer, …``.
+
+    Returns:
+        Two example replies, e.g. ``{"abstain": false, "answer": "CM-47162"} or {"abstain": true, "answer": null}``.
+    """
+    fields = ["abstain", "answer"]
+    for line in utterance.splitlines():
+        if line.startswith("FIELDS:"):
+            fields = [f.strip() for f in line[len("FIELDS:"):].split(",") if f.strip()]
+    answer = {"abstain": False, **{f: _EXAMPLE_VALUES[f] for f in fields if f in _EXAMPLE_VALUES}}
+    abstain = {"abstain": True, **({"answer": None} if "answer" in fields else {})}
+    return f"{json.dumps(answer)} or {json.dumps(abstain)}"
+
+
+def format_error(reply: str | None, parsed: ParsedReply) -> str | None:
+    """Why a reply the agent did return is not in the required form (None when it is, or when there was no reply:
+    a timeout, an error or a reply in no accepted agent form, which are reported apart)."""
+    return None if reply is None or parsed.valid else parsed.error

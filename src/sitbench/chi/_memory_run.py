@@ -68,11 +68,14 @@ from sitbench.chi._memory_env import (
     prompts_hash,
 )
 from sitbench.chi._memory_rubric import (
+    REPLY_FORMAT,
     Outcome,
     ParsedReply,
+    format_error,
     invalid,
     lure_counts,
     parse_reply,
+    reply_example,
     score,
 )
 from sitbench.chi._panel import EpisodeRun, Grade, ProbeRecord
@@ -494,6 +497,7 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
     generator_reports: dict[str, Any] = {}
     entry: dict[str, Any] = {}
     budget: Budget | None = None
+    format_errors: Counter[str] = Counter()
     for k in range(spec.trajectories):
         tseed = trajectory_seed(spec.seed, k)
         rng = random.Random(tseed)
@@ -517,6 +521,11 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
                     f"{len(arm.probes)} probes")
                 ar = asyncio.run(harness.run_arm(arm, k, rng))
                 results.append(ar)
+                if not format_errors:
+                    _warn_first_format_error(say, ar, p)
+                for r in (*ar.pre_exposure, *ar.results):
+                    if (reason := format_error(r.reply, r.parsed)) is not None:
+                        format_errors[reason] += 1
                 for r in (*ar.pre_exposure, *ar.results):
                     probe_lines.append(json.dumps(r.to_json(k), ensure_ascii=False))
             results.sort(key=lambda a: [x.name for x in env.arms].index(a.arm.name))
@@ -526,9 +535,23 @@ def run_memory(spec: RunSpec, out: Path | None = None, progress: Callable[[str],
                              "wall_s": time.perf_counter() - t_start, "hashes": hashes})
     summary = assemble(spec, trajectories, generator_reports, entry, budget, time.perf_counter() - started,
                        created_at=created_at)
+    summary["format_errors"] = dict(format_errors.most_common())
     if out is not None:
         write_run(out, summary, probe_lines)
     return summary
+
+
+def _warn_first_format_error(say: Callable[[str], None], ar: ArmResult, panel: str) -> None:
+    """Say, at the first reply an agent returned that the rubric cannot read, why it scores invalid and what a
+    reply must look like (the rubric stays as registered: a malformed required answer is a task failure)."""
+    first = next((r for r in (*ar.pre_exposure, *ar.results) if format_error(r.reply, r.parsed) is not None), None)
+    if first is None:
+        return
+    shown = first.reply if first.reply is not None and len(first.reply) <= 80 else f"{(first.reply or '')[:77]}..."
+    say(f"warning: {panel} probe {first.probe.probe_id}: the reply {shown!r} is scored invalid: "
+        f"{first.parsed.error}. The memory rubric reads only {REPLY_FORMAT}; for this question: "
+        f"{reply_example(first.probe.utterance)}. A reply in another form is a task failure (CHI §5), counted "
+        "as invalid; every reply and its reason are in probes.jsonl")
 
 
 def _config_hash(spec: RunSpec, entry: dict[str, Any]) -> str:

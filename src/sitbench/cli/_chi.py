@@ -226,7 +226,9 @@ def chi() -> None:
     Capacity p and human similarity h are always separate. CHI = 100 * prod h_j^w_j
     over all five axes R, M, C, A, I; it is null (never 0, never renormalized)
     when any similarity or the calibration is missing, and 0 when an axis is 0.
-    Q_M multiplies the six memory factors; EIMC is the largest passing tested
+    Q_M is the weighted geometric mean of the six memory factors r, t, s, u, i
+    and 1 - f (each to the power of its weight, the weights summing to 1;
+    1/6 each by default); EIMC is the largest passing tested
     load, with status observed, no_passing_tested_load or
     lower_bound/right_censored.
 

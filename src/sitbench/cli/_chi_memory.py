@@ -206,7 +206,19 @@ def run(panel: str, model: str, seed: int, trajectories: int, retriever: str, gr
     if out is not None:
         _say(f"wrote {out}/manifest.json, observations.jsonl, probes.jsonl, report.txt; next: "
              f"sitbench chi memory report {out} --out memory.html")
+    _report_format_errors(summary.get("format_errors", {}))
     _report_malformed(agent, summary["malformed_replies"])
+
+
+def _report_format_errors(errors: dict[str, int]) -> None:
+    """The replies the rubric could not read, counted by reason (the first five), and the format it reads."""
+    if not errors:
+        return
+    from sitbench.chi import REPLY_FORMAT
+
+    listed = ", ".join(f"{reason} ×{n}" for reason, n in list(errors.items())[:5])
+    _say(f"warning: {sum(errors.values())} replies were not in the reply format and scored invalid ({listed}); "
+         f"a reply is {REPLY_FORMAT} (README: \"Replies, battery by battery\")")
 
 
 #: Exit code of a run in which the agent returned replies in no accepted form (as `sitbench run`'s dropped trials).
@@ -299,6 +311,15 @@ def sweep(panel: str, model: str, seed: int, trajectories: int, retriever: str, 
     click.echo(f"wrote {out}/report.html and report.txt ({sum(t for *_, t in timing):.0f} s)")
 
 
+def _agent_label(run: dict[str, Any]) -> str:
+    """A user agent by the name it gives (its describe() or class) rather than its spec path; a baseline by its
+    short name."""
+    entry = run.get("entry") or {}
+    if run["spec"]["agent"] in _BASELINES or not entry.get("label"):
+        return str(run["spec"]["agent"])
+    return str(entry["label"])
+
+
 def _summary_table(runs: list[dict[str, Any]]) -> str:
     if not any(r["memory"].get("m8") for r in runs):
         tests = sorted({p for r in runs for p in r["memory"]["panels"]})
@@ -309,7 +330,7 @@ def _summary_table(runs: list[dict[str, Any]]) -> str:
             for t in tests:
                 est = ps.get(t, {}).get("score", {}).get("estimate")
                 cells.append(f"{'-' if est is None else format(est, '.3f'):>6}")
-            out.append(f"{r['spec']['agent']:<10} {r['spec']['condition']:<13} " + " ".join(cells))
+            out.append(f"{_agent_label(r):<10} {r['spec']['condition']:<13} " + " ".join(cells))
         return "\n".join(out)
     lines = [f"{'agent':<10} {'condition':<13} " + " ".join(f"{'Q_M@' + str(n):>11}" for n in
                                                             (runs[0]["memory"].get("m8") or {}).get("grid", []))
@@ -319,7 +340,7 @@ def _summary_table(runs: list[dict[str, Any]]) -> str:
         if not m8:
             continue
         qs = " ".join(f"{(m8['q_m'][str(n)] if m8['q_m'][str(n)] is not None else float('nan')):>11.3f}" for n in m8["grid"])
-        lines.append(f"{r['spec']['agent']:<10} {r['spec']['condition']:<13} {qs} "
+        lines.append(f"{_agent_label(r):<10} {r['spec']['condition']:<13} {qs} "
                      f"{(m8['mean_q_m'] if m8['mean_q_m'] is not None else float('nan')):>9.3f} "
                      f"{'null' if m8['eimc'] is None else m8['eimc']!s:>6} {m8['status']}")
     return "\n".join(lines)

@@ -22,7 +22,7 @@ from sitbench.stats import (
 
 _DECISION_WORDS: dict[Decision, str] = {
     Decision.DIFFERENCE: "DIFFERENCE",
-    Decision.NOT_REJECTED: "not shown",
+    Decision.NOT_REJECTED: "no difference shown",
     Decision.INCOMPLETE: "incomplete",
     Decision.DESCRIPTIVE: "outside Holm",
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -46,7 +47,7 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
       sitbench generate --suite pilot --out data/pilot
       sitbench generate --suite dev --seed 1 --out data/dev
     """
-    from sitbench.data import generate_content, pilot_content, seed_commitment, write_dataset
+    from sitbench.data import pilot_content, seed_commitment, write_dataset
     from sitbench.stores import dumps
 
     if suite == "pilot":
@@ -59,7 +60,8 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
         if commitment is not None and seed_commitment(seed) != commitment.strip().lower():
             raise InputError(f"--commitment {commitment!r}: does not match --seed (its commitment is "
                              f"{seed_commitment(seed)}); check that you were given the committed seed")
-        content = generate_content(suite, seed)
+        content = _generate_with_progress(suite, seed)
+        click.echo(f"generate {suite}: writing {out_dir} (stores, manifest and datasheet)", err=True)
     manifest = write_dataset(content, out_dir)
     if as_json:
         click.echo(dumps(manifest, indent=2))
@@ -68,6 +70,24 @@ def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path
         click.echo(f"wrote {suite} to {out_dir}: {c['pairs']} pairs, {c['lineages']} lineages, "
                    f"{c['probes']} probes ({c['theorem_qualified']} theorem-qualified), "
                    f"{c['propositions']} propositions" + (f", seed {seed}" if suite != "pilot" else ""))
+
+
+def _generate_with_progress(suite: str, seed: int) -> Any:
+    """:func:`sitbench.data.generate_content` with a progress bar (or a line each interval) over the pairs."""
+    from sitbench.data import generate_content
+    from sitbench.runs import progress_display
+
+    progress = progress_display(f"generate {suite} (seed {seed})", unit="pairs")
+    with progress:
+        task = progress.add_task("", total=None)
+
+        def pair_done(done: int, total: int) -> None:
+            if done == 0:
+                progress.update(task, total=total)
+            else:
+                progress.advance(task)
+
+        return generate_content(suite, seed, on_pair=pair_done)
 
 
 @click.group()

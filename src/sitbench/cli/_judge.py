@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sitbench.candidates import NO_RECORDED_ANSWER
 from sitbench.errors import InputError
 from sitbench.schema import CheckResult, Observation, Verdict
 from sitbench.stores import read_text, unpaired_surrogate
@@ -151,10 +152,14 @@ class Tally:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("valid", "invalid", "unscored", "contested", "agreed"), 0))
     two_readers: bool = False
+    unreplayed: int = 0
+    """Unscored answers a replayed reading (``llm:replay/FILE``) holds no reading of."""
 
     def add(self, out: JudgedOut) -> None:
         """Count one printed verdict."""
         self.counts["unscored" if out.valid is None else "valid" if out.valid else "invalid"] += 1
+        if out.valid is None and NO_RECORDED_ANSWER in (out.unscored or ""):
+            self.unreplayed += 1
         if out.agreement is not None:
             self.counts[out.agreement] += 1
 
@@ -171,7 +176,12 @@ class Tally:
                f"{c['unscored']} unscored"
         if self.two_readers:
             text += f"; {c['contested']} contested, {c['agreed']} agreed"
-        if c["unscored"]:
+        if self.unreplayed:
+            text += (f"; {self.unreplayed} unscored because the replayed reading (llm:replay/FILE) holds no reading "
+                     "of them: a replay serves only the answers it recorded (the demo's, for the shipped file), so "
+                     "running again cannot score these; read them with a reader that reads any answer, "
+                     "e.g. --extractor rules+llm:openai/MODEL (exit code 4)")
+        elif c["unscored"]:
             text += ("; the unscored have no verdict, which is never a failure: run the same command again to "
                      "finish (what was read is cached; exit code 4)")
         return text

@@ -7,19 +7,22 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from sitbench.glossary import metrics_help
 from sitbench.metrics import (
+    AGENT_ROW,
+    FIGURE_RULE,
     AuditSummary,
     ConfigMetrics,
     audit_metrics,
     incomplete_notes,
+    reading_notes,
     render_corrected_table,
     render_table,
     run_metrics,
 )
-from sitbench.verify import card_key, shipped_card
+from sitbench.render import output_console, print_table
+from sitbench.verify import CorrectionStatus, card_key, shipped_card
 
 
 def _configs_json(metrics: dict[str, ConfigMetrics], audit: AuditSummary | None = None) -> dict[str, Any]:
@@ -30,6 +33,19 @@ def _configs_json(metrics: dict[str, ConfigMetrics], audit: AuditSummary | None 
     if audit is not None:
         data["audit"] = audit.model_dump(mode="json")
     return data
+
+
+def _grouped(notes: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The same note of several configurations once, naming them all (``A, B, C``), in first-seen order."""
+    configs: dict[str, list[str]] = {}
+    for config, note in notes:
+        configs.setdefault(note, []).append(config)
+    return [(", ".join(names), note) for note, names in configs.items()]
+
+
+def corrected_shown(row: ConfigMetrics) -> bool:
+    """Whether the row's reader has a card, so that its corrected validities are printed."""
+    return any(c.status is not CorrectionStatus.NO_CARD for c in row.corrected.values())
 
 
 def _run_names(runs: tuple[Path, ...]) -> list[str]:
@@ -102,16 +118,21 @@ def metrics(runs: tuple[Path, ...], as_json: bool, audit: Path | None) -> None:
             data = {"runs": {name: _configs_json(*result) for name, result in results.items()}}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
         return
-    console = Console()
-    if not console.is_terminal:
-        # A pipe or file gets the whole table instead of 80 columns of ellipses.
-        console = Console(width=200)
+    console = output_console()
     for name, (result, summary) in results.items():
-        console.print(render_table(result, title=name))
+        print_table(console, render_table(result, title=name))
         if summary is not None:
             click.echo(_audit_line(name, summary))
         corrected = render_corrected_table(result, title=f"{name}: corrected validity")
         if corrected is not None:
-            console.print(corrected)
-        for config, note in incomplete_notes(result):
-            click.echo(f"note: {name} config {config}: {note}")
+            print_table(console, corrected)
+        for configs, note in _grouped([*incomplete_notes(result), *reading_notes(result)]):
+            click.echo(f"note: {name} config {configs}: {note}")
+    if any(row.band is not None or row.audited is not None or corrected_shown(row)
+           for result, _ in results.values() for row in result.values()):
+        click.echo(f"which figure to quote: {FIGURE_RULE}")
+    named = " ".join(str(run) for run in runs)
+    agents_only = all(set(result) <= {AGENT_ROW} for result, _ in results.values())
+    then = (f"sitbench compare RUN_OF_A_MODEL {named} (your agent against configurations, probe by probe)"
+            if agents_only else f"sitbench analyze {named} (E1–E8)")
+    click.echo(f"next: sitbench report {named} --out report.html (charts, the failed trials with reasons), {then}")

@@ -249,6 +249,7 @@ def _report_errors(results_path: Path, max_drop_rate: float | None) -> None:
     from sitbench.res import read_results
 
     rows = [row for _, row in read_results(results_path)]
+    _report_invalid(rows)
     errors = [row for row in rows if row.status == "error"]
     if not errors:
         return
@@ -261,6 +262,28 @@ def _report_errors(results_path: Path, max_drop_rate: float | None) -> None:
         click.echo(f"error: {len(errors) / len(rows):.1%} of cells failed, above --max-drop-rate "
                    f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_ERRORS})", err=True)
         raise click.exceptions.Exit(EXIT_TOO_MANY_ERRORS)
+
+
+REPLY_RULE = ("a reply names exactly one of the two action tokens the prompt lists under \"Actions:\" (upper case, as "
+              "written, e.g. WRITE_SCRATCH_V2); naming neither or both is invalid (the preregistered token rule)")
+"""What a RES reply must look like."""
+
+
+def _report_invalid(rows: list[ResultRow]) -> None:
+    """Invalid replies (the token rule read no single action) counted by reason, with the first one and the rule."""
+    from collections import Counter
+
+    invalid = [row for row in rows if row.status == "invalid"]
+    if not invalid:
+        return
+    reasons = Counter(row.invalid_reason or "unknown" for row in invalid)
+    listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
+    first = invalid[0]
+    reply = (first.response or "")[:80]
+    click.echo(f"warning: {len(invalid)} of {len(rows)} replies are invalid ({listed}; the first, "
+               f"{first.scenario_id}/{first.condition} from {first.model}: {reply!r}): {REPLY_RULE}; "
+               f"`sitbench res show {first.scenario_id} --condition {first.condition}` prints that prompt",
+               err=True)
 
 
 def _report_malformed(rows: list[ResultRow]) -> None:

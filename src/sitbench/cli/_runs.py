@@ -6,7 +6,7 @@ import asyncio
 import gc
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,14 +41,15 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                 temperature: float = 0.0, top_p: float = 1.0, max_tokens: int = 512, seed: int | None = 0,
                 model_options: dict[str, object] | None = None, label: str | None = None, cache: bool = False,
                 cache_path: Path | None = None, epoch: int = 0, workers: int | None = None,
-                max_response_chars: int | None = None) -> tuple[int, int]:
+                max_response_chars: int | None = None, probes: str | None = None, limit: int | None = None,
+                limit_seed: int = 0) -> tuple[int, int]:
     """Run one candidate over a dataset; returns (attempted, completed).
 
     With ``cache``, responses come from (and go to) the SQLite response cache at
     ``cache_path`` (default ``default_cache_dir()/responses.sqlite``); mocks bypass it.
     """
     from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir, get_candidate
-    from sitbench.runs import Runner, RunOptions, RunStore, parse_configs, parse_shard, trial_ids
+    from sitbench.runs import Runner, RunOptions, RunStore, parse_configs, parse_shard, select_probes, trial_ids
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     options = RunOptions(configs=parse_configs(configs), handler=handler,  # type: ignore[arg-type]
@@ -56,28 +57,37 @@ def execute_run(dataset: Path, model: str, out: Path, configs: str = "all", hand
                                                  seed=seed),
                          max_connections=max_connections, shard=parse_shard(shard),
                          cache_dir=default_cache_dir() / "embeddings", response_cache=response_cache, epoch=epoch,
-                         workers=workers, **_cap(max_response_chars))
+                         workers=workers, max_response_chars=DEFAULT_MAX_RESPONSE_CHARS if max_response_chars is None
+                         else max_response_chars)
     candidate = get_candidate(model, **(model_options or {}))
     progress = _progress(0, label or f"{model}")
     try:
         with progress:
-            task = progress.add_task("run", total=None)
+            task = progress.add_task("", total=None)
+            progress.update(task, description=_PREPARING)
             # Loading makes hundreds of thousands of objects that live as long as the run: collecting while
             # they are made, and walking them on every full collection after, finds nothing to free.
             gc.disable()
             try:
                 runner = Runner(dataset, candidate, model, out, options,
-                                on_trial=lambda _record: progress.advance(task))
+                                on_trial=lambda _record: progress.advance(task),
+                                on_stage=lambda stage: progress.update(task, description=stage))
             finally:
                 gc.enable()
             gc.freeze()
+            options.probes = select_probes(runner.ds, probes=probes, limit=limit, seed=limit_seed)
             done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
-            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard)), completed=done)
+            progress.update(task, total=len(trial_ids(runner.ds, options.configs, options.shard, options.probes)),
+                            completed=done, description="")
             manifest = asyncio.run(runner.run(resume=resume))
     finally:
         if response_cache is not None:
             response_cache.close()
     return manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
+
+
+_PREPARING = "loading the dataset; configurations E and F embed its records on the first run over it"
+"""What a run does before its first trial, as its progress line says."""
 
 
 def _cap(max_response_chars: int | None) -> dict[str, int]:
@@ -110,9 +120,18 @@ def score_run(run: Path, extractor_spec: str | None = None, dataset: Path | None
     gc.freeze()
     verify_run_dataset(ds, manifest.dataset, run)
     tally = ScoreTally()
+    progress = _progress(0, f"score {run.name or run}")
     try:
-        # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
-        store.write_score_lines(tally.watch(iter_score_lines(ds, store, extractor, workers)))
+        with progress:
+            task = progress.add_task("", total=manifest.counts.get("attempted") or None)
+
+            def counted(lines: Iterator[str]) -> Iterator[str]:
+                for line in lines:
+                    progress.advance(task)
+                    yield line
+
+            # Each trial is scored as it is read and written as it is scored (scores.jsonl replaced at the end).
+            store.write_score_lines(tally.watch(counted(iter_score_lines(ds, store, extractor, workers))))
     finally:
         close_extractor(extractor)
     tally.torn_bytes = store.torn_bytes
@@ -166,6 +185,14 @@ def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_byte
 @click.option("--max-connections", default=8, show_default=True, type=_Bounded(int, 1, 1024),
               help="Concurrent candidate calls (1–1024).")
 @click.option("--shard", default=None, help="Run only shard i/n of the trials (merge shards with `sitbench merge`).")
+@click.option("--probes", "probe_ids", default=None, metavar="ID,…",
+              help="Run only these probes (and the collision partners of theorem-qualified ones), under every "
+                   "configuration: a partial run, marked so in the manifest; `merge` refuses it beside a full run.")
+@click.option("--limit", "probe_limit", type=_Bounded(int, 1, 10_000_000), default=None, metavar="N",
+              help="Run about N probes (at most N), the same for every configuration: a seeded draw stratified by "
+                   "probe category that keeps theorem-qualified probes with their partners (--limit-seed); a "
+                   "partial run, as with --probes. To try a model on a handful first.")
+@click.option("--limit-seed", type=SEED, default=0, show_default=True, help="Seed of the --limit draw (recorded).")
 @click.option("--workers", type=WORKERS, default=None,
               help="Processes that run the trials, each with --max-connections calls in flight: " + WORKERS_HELP
                    + ". Default: one per CPU (at most 8) for a mock candidate's run of 2,000 trials or more, else 1 "
@@ -193,7 +220,8 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
         shard: str | None, agent: str | None, agent_state: str, agent_options: tuple[str, ...], resume: bool,
         temperature: float, top_p: float, max_tokens: int, seed: int, base_url: str | None,
         api_key_env: str | None, timeout_s: float | None, cache: bool, cache_path: Path | None, epoch: int,
-        max_retries: int | None, max_drop_rate: float, workers: int | None, max_response_chars: int) -> None:
+        max_retries: int | None, max_drop_rate: float, workers: int | None, max_response_chars: int,
+        probe_ids: str | None, probe_limit: int | None, limit_seed: int) -> None:
     """Run a candidate over DATASET under configurations A–I and store every response.
 
     Writes OUT/manifest.json and OUT/responses.jsonl (exact inputs and outputs of
@@ -206,8 +234,11 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     (trials agent:PROBE_ID; every payload passes the same audit).
 
     Exit codes: 0 done; 2 bad input; 3 a prompt failed the payload-isolation
-    audit; 4 more trials dropped than --max-drop-rate allows (re-run the same
-    command with --resume to re-attempt them).
+    audit; 4 more trials dropped than --max-drop-rate allows, or none completed.
+    The last lines name the first distinct drop reasons, counted: a timeout, a
+    refused connection or a server error passes on a re-attempt (the same
+    command with --resume); an agent that raised or replied in no accepted form
+    fails again until it is fixed.
 
     \b
     Example:
@@ -217,45 +248,102 @@ def run(dataset: Path, configs: str, model: str | None, out: Path, handler: str,
     if agent is not None or model is None:
         _agent_run_command(click.get_current_context(), dataset, agent, model, out, agent_state, shard, resume,
                           max_connections, timeout_s, max_drop_rate, agent_options, cache, cache_path, epoch,
-                          max_response_chars)
+                          max_response_chars, probe_ids, probe_limit, limit_seed)
         return
     options = candidate_options(base_url, api_key_env, timeout_s, max_retries)
     started = time.perf_counter()
+    before = _already_done(out, resume)
     attempted, completed = execute_run(dataset, model, out, configs, handler, max_connections, shard, resume,
                                        temperature, top_p, max_tokens, seed, options, cache=cache,
                                        cache_path=cache_path, epoch=epoch, workers=workers,
-                                       max_response_chars=max_response_chars)
+                                       max_response_chars=max_response_chars, probes=probe_ids, limit=probe_limit,
+                                       limit_seed=limit_seed)
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
-                same="same `sitbench run` command (same dataset, --model, --config and decoding options)")
+                same="same `sitbench run` command (same dataset, --model, --config and decoding options)",
+                detail=_resumed(before, attempted))
+
+
+def _already_done(out: Path, resume: bool) -> int | None:
+    """With --resume, the trials the run already holds a finished record of (None without --resume)."""
+    if not resume or not (out / "responses.jsonl").is_file():
+        return None if not resume else 0
+    from sitbench.runs import RunStore
+
+    return sum(t.status != "dropped" for t in RunStore(out).iter_trials())
+
+
+def _resumed(before: int | None, attempted: int) -> str:
+    return "" if before is None else f" (resumed: {before} were done before, {attempted - before} attempted now)"
 
 
 def _finish_run(out: Path, attempted: int, completed: int, seconds: float, max_drop_rate: float, *,
                 same: str, detail: str = "") -> None:
-    """The end of `sitbench run`: counts and the next command; dropped trials by reason; exit 4 above the rate."""
-    click.echo(f"{out}: {completed}/{attempted} trials completed in {seconds:.1f}s{detail}; next: sitbench score {out}")
+    """The end of `sitbench run`: counts and the next command; the first distinct drop reasons, counted, with
+    advice that fits them; exit 4 above the rate."""
     dropped = attempted - completed
+    nothing = attempted > 0 and completed == 0
+    following = "" if nothing else f"; next: sitbench score {out}"
+    detail += _partial(out)
+    click.echo(f"{out}: {completed}/{attempted} trials completed in {seconds:.1f}s{detail}{following}")
     if not dropped:
         return
-    from collections import Counter
+    from sitbench.runs import DropKind
 
-    from sitbench.runs import RunStore
-
-    reasons = Counter((t.drop_reason or "unknown").split(":")[0] for t in RunStore(out).iter_trials()
-                      if t.status == "dropped")
-    listed = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common(5))
-    click.echo(f"warning: {dropped} of {attempted} trials dropped ({listed}); dropped trials are not scored. "
-               f"Re-attempt them by running the {same} with --resume added.", err=True)
+    click.echo(f"warning: {dropped} of {attempted} trials dropped; dropped trials are attempted, never scored as "
+               "failures. Why:", err=True)
+    reasons = _echo_drop_reasons(out)
+    transient = sum(r.count for r in reasons if r.kind is DropKind.TRANSIENT)
+    if transient:
+        click.echo(f"{transient} of them failed on the network, the server or the clock: re-attempt them by running "
+                   f"the {same} with --resume added.", err=True)
+    if transient < dropped:
+        click.echo(f"{dropped - transient} of them failed in a way a re-attempt repeats (the agent's code or reply, or "
+                   "the request itself): fix that first; --resume re-attempts them after the fix.", err=True)
+    if nothing:
+        click.echo(f"no trial of {out} completed: there is nothing to score until the cause above is fixed", err=True)
     if attempted and dropped / attempted > max_drop_rate:
         click.echo(f"error: {dropped / attempted:.1%} of trials dropped, above --max-drop-rate "
                    f"{max_drop_rate:.1%} (exit code {EXIT_TOO_MANY_DROPS})", err=True)
         raise click.exceptions.Exit(EXIT_TOO_MANY_DROPS)
 
 
+def _partial(out: Path) -> str:
+    """`` (partial: N probes, RULE)`` for a run of --probes or --limit; empty for a full run."""
+    from sitbench.runs import RunStore
+
+    store = RunStore(out)
+    selection = store.manifest().probes if store.has_manifest() else None
+    return "" if selection is None else f" (partial: {len(selection.probe_ids)} probes, {selection.rule})"
+
+
+_SHOWN_REASONS = 3
+"""How many distinct drop reasons a run's last lines show."""
+
+
+def _echo_drop_reasons(run: Path) -> list[Any]:
+    """The first distinct drop reasons of ``run``, counted, on stderr (and the accepted reply forms once, when an
+    agent replied in none); returns every distinct reason."""
+    from sitbench.agents import ACCEPTED_REPLY_FORMS, AgentFailure
+    from sitbench.runs import RunStore, summarize_drops
+
+    reasons = summarize_drops(RunStore(run).iter_trials())
+    for reason in reasons[:_SHOWN_REASONS]:
+        click.echo(f"  {reason.count} × {reason.reason} (first: {reason.first_trial})", err=True)
+    if len(reasons) > _SHOWN_REASONS:
+        rest = sum(r.count for r in reasons[_SHOWN_REASONS:])
+        click.echo(f"  {rest} more, with {len(reasons) - _SHOWN_REASONS} other reasons (each trial's is its "
+                   "drop_reason in responses.jsonl)", err=True)
+    if any(r.reason.startswith(AgentFailure.MALFORMED.value) for r in reasons):
+        click.echo(f"  accepted replies: {ACCEPTED_REPLY_FORMS}", err=True)
+    return reasons
+
+
 def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, model: str | None, out: Path, state: str,
                       shard: str | None, resume: bool, max_connections: int, timeout_s: float | None,
                       max_drop_rate: float, agent_options: tuple[str, ...] = (), cache: bool = False,
                       cache_path: Path | None = None, epoch: int = 0,
-                      max_response_chars: int | None = None) -> None:
+                      max_response_chars: int | None = None, probe_ids: str | None = None,
+                      probe_limit: int | None = None, limit_seed: int = 0) -> None:
     """``sitbench run --agent``: options checked, the run made, drops listed; exit 4 above the drop rate."""
     from click.core import ParameterSource
 
@@ -279,6 +367,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
 
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     started = time.perf_counter()
+    before = _already_done(out, resume)
     progress = _progress(0, agent)
     with progress:
         task = progress.add_task("run", total=None)
@@ -286,7 +375,7 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
         def begin(runner: AgentRunner) -> None:
             from sitbench.runs import trial_ids
 
-            total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard))
+            total = len(trial_ids(runner.ds, runner.options.configs, runner.options.shard, runner.options.probes))
             done = sum(t.status != "dropped" for t in RunStore(out).iter_trials()) if resume else 0
             progress.update(task, total=total, completed=done)
 
@@ -295,14 +384,15 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
                                  max_connections=max_connections, timeout_s=timeout_s,
                                  on_trial=lambda _record: progress.advance(task), on_start=begin,
                                  options=parse_agent_options(agent_options), response_cache=response_cache,
-                                 epoch=epoch, **_cap(max_response_chars))
+                                 epoch=epoch, probes=probe_ids, probe_limit=probe_limit, limit_seed=limit_seed,
+                                 **_cap(max_response_chars))
         finally:
             if response_cache is not None:
                 response_cache.close()
     attempted, completed = manifest.counts.get("attempted", 0), manifest.counts.get("completed", 0)
     state_used = manifest.agent.state_policy.value if manifest.agent else "?"
     _finish_run(out, attempted, completed, time.perf_counter() - started, max_drop_rate,
-                detail=f" (agent state: {state_used})", same="same `sitbench run` command")
+                detail=f" (agent state: {state_used}){_resumed(before, attempted)}", same="same `sitbench run` command")
 
 
 _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show_default=True,
@@ -330,7 +420,8 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int
     Exit codes: 0 done; 2 bad input; 4 some trials are unscored: the extractor
     could not read them (run the same command again to finish: what was read is
     cached), or the run holds only a torn record of them or none (finish the run
-    with `sitbench run ... --resume`, then score again). Unscored trials are left
+    with `sitbench run ... --resume`, then score again); 4 also when no trial
+    completed (every one dropped: nothing to score). Unscored trials are left
     out of every figure and never counted as failures.
 
     \b
@@ -339,7 +430,15 @@ def score(run_dir: Path, extractor_spec: str, dataset: Path | None, workers: int
     """
     tally = score_run(run_dir, extractor_spec, dataset, workers)
     counts = tally.counts
-    scored = f"scored {counts['completed'] + counts['dropped']} trials{tally.agreement_summary()}"
+    dropped = f" ({counts['dropped']} dropped: attempted, not scored)" if counts["dropped"] else ""
+    scored = f"scored {counts['completed']} trials{dropped}{tally.agreement_summary()}"
+    if not counts["completed"] and not counts["unscored"]:
+        from sitbench.errors import EXIT_INCOMPLETE
+
+        click.echo(f"error: {run_dir}: no trial completed{dropped}: there is nothing to score and no figure to show; "
+                   f"fix the cause, run again, then score (exit code {EXIT_INCOMPLETE}). Why they dropped:", err=True)
+        _echo_drop_reasons(run_dir)
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if counts["unscored"] or tally.torn_bytes:
         click.echo(f"{run_dir}: {scored}" + (f", unscored: {tally.unscored_summary()}" if counts["unscored"] else ""))
         finish_scoring(run_dir, tally.unscored, f"sitbench score {run_dir}", tally.torn_bytes)
@@ -507,10 +606,9 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
       sitbench demo --out demo/
       sitbench demo --two-readers     # every figure with the band two readers span
     """
-    from rich.console import Console
-
     from sitbench.data import demo_readings, pilot_content, write_dataset
     from sitbench.metrics import compute_metrics, load_scores, render_table
+    from sitbench.render import output_console, print_table
     from sitbench.stores import make_dirs
 
     started = time.perf_counter()
@@ -518,7 +616,7 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
     make_dirs(root)
     dataset = root / "pilot"
     write_dataset(pilot_content(), dataset)
-    console = Console(width=max(160, Console().width))
+    console = output_console()
     runs = [("collapse", "mock/collapse", "native"), ("oracle", "mock/oracle", "native"),
             ("oracle-perfect", "mock/oracle", "perfect")]
     for name, model, handler in runs:
@@ -534,7 +632,7 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
                                 "these answers (the demo's candidates changed since they were read); run "
                                 "`sitbench demo` without --two-readers")
         title = f"{model}" + (" with perfect evidence handlers (D–H)" if handler == "perfect" else "")
-        console.print(render_table(compute_metrics(load_scores(run_dir)), title=title))
+        print_table(console, render_table(compute_metrics(load_scores(run_dir)), title=title))
     from sitbench.report import write_report
     from sitbench.stats import analyze_runs
 

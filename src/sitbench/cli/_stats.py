@@ -20,6 +20,7 @@ from sitbench._options import (
     Bounded,
 )
 from sitbench.errors import InputError
+from sitbench.render import output_console, print_table
 from sitbench.stats import (
     DEFAULT_SEED,
     EXPERIMENTS,
@@ -231,8 +232,8 @@ def _contrast_table(title: str, rows: list[ContrastResult], *, primary: bool) ->
 
 
 def _print_report(report: AnalysisReport) -> None:
-    console = Console()
-    console.print(_contrast_table(
+    console = output_console()
+    print_table(console, _contrast_table(
         f"confirmatory family E1-E8 (two-sided sign-flip; {report.ci:.0%} cluster bootstrap, "
         f"{report.n_resamples} resamples, seed {report.seed})", report.experiments, primary=True))
     console.print(report.family.note)
@@ -245,8 +246,8 @@ def _print_report(report: AnalysisReport) -> None:
         if c.incomplete_pairs:
             console.print(f"{c.id} pairs left out: " + "; ".join(f"{k} ({v})" for k, v in c.incomplete_pairs.items()))
     if report.secondary:
-        console.print(_contrast_table("secondary comparisons (descriptive, not in the family)", report.secondary,
-                                      primary=False))
+        print_table(console, _contrast_table("secondary comparisons (descriptive, not in the family)",
+                                             report.secondary, primary=False))
         for c in report.secondary:
             if c.reason:
                 console.print(f"{c.id} incomplete: {c.reason}")
@@ -331,12 +332,32 @@ def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: i
         raise InputError(f"--seed {seed}: must be a non-negative integer")
     if not 0 <= max_exact <= 40:
         raise InputError(f"--max-exact {max_exact}: must lie in 0..40")
+    if not as_json and _agent_runs_only(runs):
+        return
     report = analyze_runs(list(runs), e6_run=e6_run, full_records=full_records, seed=seed, n_resamples=resamples,
                           ci=ci, alpha=alpha, lineage_rule=lineage_rule, max_exact=max_exact)
     if as_json:
         click.echo(json.dumps(report.model_dump(mode="json"), indent=2))
     else:
         _print_report(report)
+        named = " ".join(str(run) for run in runs)
+        click.echo(f"next: sitbench report {named} --out report.html (the E1–E8 section, with what the design can "
+                   "decide)")
+
+
+def _agent_runs_only(runs: tuple[Path, ...]) -> bool:
+    """Say so, and return True, when every run is an agent run: E1–E8 contrast configurations of one model."""
+    from sitbench.runs import RunStore
+
+    agents = [run for run in runs if (run / "manifest.json").is_file() and RunStore(run).manifest().agent is not None]
+    if len(agents) != len(runs):
+        return False
+    named = " ".join(str(run) for run in runs)
+    click.echo(f"{named}: an agent run is one arm (trials agent:PROBE), and E1–E8 contrast configurations A–I of one "
+               "model (C vs D, G vs H, …), so none of them applies to it. To see where an agent stands, compare it "
+               "probe by probe with configurations of a model or with another agent: sitbench compare RUN_OF_G_H "
+               f"{named} (sitbench compare --help); `--json` prints the analysis with every contrast incomplete.")
+    return True
 
 
 @stats.command("tokens")

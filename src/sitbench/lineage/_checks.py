@@ -866,6 +866,9 @@ def inv15_distinct_texts(ds: LoadedDataset) -> tuple[list[str], str]:
             p.add(_lineage_file(lin.lineage_id),
                   f"events[].text: {len(by_text)} of {len(lin.events)} texts are distinct ({100 * share:.1f} %, "
                   f"needs ≥ {100 * MIN_DISTINCT_SHARE:.0f} %); most repeated {text[:60]!r} ×{len(ids)} ({shown})")
+    if not n:
+        return p.items, (f"not applicable: no lineage has ≥ {MIN_EVENTS_FOR_DISTINCTNESS} events (the share of "
+                         "distinct event texts is judged on long generated histories only)")
     return p.items, (f"{n} lineages of ≥ {MIN_EVENTS_FOR_DISTINCTNESS} events have ≥ "
                      f"{100 * MIN_DISTINCT_SHARE:.0f} % distinct event texts")
 

@@ -32,22 +32,30 @@ from sitbench.metrics._compute import (
     run_metrics,
 )
 from sitbench.metrics._table import (
+    AGENT_ROW,
+    FIGURE_RULE,
+    WIDE_INTERVAL,
     format_audited,
     format_band,
     format_corrected,
     format_percent,
     incomplete_notes,
+    reading_notes,
     render_corrected_table,
     render_table,
+    whole_percent_range,
 )
 from sitbench.runs import SCORES_FILE
 
 __all__ = [
+    "AGENT_ROW",
     "AUDIT_RESAMPLES",
     "AUDIT_SEED",
     "BANDED",
     "CATEGORY_ORDER",
+    "FIGURE_RULE",
     "SCORES_FILE",
+    "WIDE_INTERVAL",
     "AuditStatus",
     "AuditSummary",
     "Audited",
@@ -72,7 +80,9 @@ __all__ = [
     "load_scores",
     "pair_balanced",
     "pair_differences",
+    "reading_notes",
     "render_corrected_table",
     "render_table",
     "run_metrics",
+    "whole_percent_range",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from rich.table import Table
@@ -12,6 +13,9 @@ from sitbench.verify import Corrected, CorrectionStatus
 
 NULL = "—"
 """Shown for an undefined value."""
+
+AGENT_ROW = "agent"
+"""The configuration name of an agent run's trials (``agent:PROBE_ID``)."""
 
 _COLUMNS: tuple[tuple[str, str], ...] = (
     ("A_pos", "A_pos"),
@@ -31,6 +35,33 @@ _COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+WIDE_INTERVAL = 0.5
+"""A corrected or audited interval at least this wide (50 percentage points) is too wide to inform: marked ``*``."""
+
+FIGURE_RULE = (
+    "the audited value when a human audit of this run exists; else, when two readers read "
+    "the run, the band (it brackets the figure with both readers' verdicts on these very answers; the corrected "
+    "validity reads the primary reader's card alone and ignores the second reader, so where the two disagree, "
+    "quote the band); else the corrected validity, when the reader has a card and its interval is not marked * "
+    "(too wide to inform); else the observed value, beside the card's error rates")
+"""The one rule for choosing between the observed value, the band, the corrected and the audited validity."""
+
+
+def _floor_percent(value: float) -> int:
+    # Rounded to 1e-6 first, so a share such as 0.29 (28.999… in floating point) is 29, not 28.
+    return math.floor(round(100 * value, 6))
+
+
+def _ceil_percent(value: float) -> int:
+    return math.ceil(round(100 * value, 6))
+
+
+def whole_percent_range(low: float, high: float) -> str:
+    """``low–high`` in whole percent, rounded outward (62.5 → 62 below, 63 above), so a value inside the range
+    never prints outside it."""
+    return f"{_floor_percent(low)}–{_ceil_percent(high)}"
+
+
 def format_percent(value: float | None) -> str:
     """A share as a percentage with one decimal (``0.8333`` → ``"83.3"``); ``"—"`` for ``None``."""
     return NULL if value is None else f"{100 * value:.1f}"
@@ -47,9 +78,11 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
         A :class:`rich.table.Table` with columns A_pos … A_session, Macro SIT, LAA,
         IC_wrong, FMR, TL, UEL and completed/attempted.
     """
-    table = Table(title=title, caption="values in %; — = undefined (no completed observation); rows are "
-                  "configurations A–I, A_pos … A_session the probe categories A–H (`sitbench metrics --help` "
-                  "says what each shows, tests and counts)")
+    rows = ("the agent (its run is one arm)" if set(metrics) <= {AGENT_ROW}
+            else "configurations A–I and the agent" if AGENT_ROW in metrics else "configurations A–I")
+    table = Table(title=title, caption=f"values in %; — = undefined (no completed observation); rows are {rows}, "
+                  "A_pos … A_session the probe categories A–H (`sitbench metrics --help` says what each shows, "
+                  "tests and counts)")
     table.add_column("Config", justify="left", no_wrap=True)
     for _, header in _COLUMNS:
         table.add_column(header, justify="right", no_wrap=True)
@@ -75,11 +108,12 @@ def render_table(metrics: Mapping[str, ConfigMetrics], title: str | None = None)
     if any(row.audited is not None for row in metrics.values()):
         table.caption = (f"{table.caption}; audited: the validity corrected by the human audit (observed + the "
                          "inverse-probability-weighted mean of human − verifier verdict over its audited trials), "
-                         "95% stratified bootstrap interval in brackets (zero width: every resample agreed, as "
-                         "with few audited trials or none that differ; not certainty); n/a = no audited trial there")
+                         "95% stratified bootstrap interval in parentheses, in whole percent rounded outward (zero "
+                         "width: every resample agreed, as with few audited trials or none that differ; not "
+                         "certainty; * = 50 points wide or more, too wide to inform); n/a = no audited trial there")
     elif any(row.band is not None for row in metrics.values()):
         table.caption = (f"{table.caption}; band: the figure with every contested verdict (two readers differ) "
-                         "counted as a failure and as a pass")
+                         "counted as a failure and as a pass, in whole percent rounded outward")
     return table
 
 
@@ -91,15 +125,15 @@ def _audited_count(audited: Mapping[str, Audited]) -> str:
 
 
 def format_audited(audited: Audited | None) -> str:
-    """An audit-corrected validity in percent, its interval on a second line as ``(low–high)`` (so the row fits
-    the table's columns); ``n/a`` where the audit holds no trial, ``—`` where the validity is undefined, blank for
-    a figure the audit does not correct."""
+    """An audit-corrected validity in percent, its interval on a second line as ``(low–high)`` rounded outward
+    (so the row fits the table's columns), ``*`` after an interval too wide to inform; ``n/a`` where the audit holds
+    no trial, ``—`` where the validity is undefined, blank for a figure the audit does not correct."""
     if audited is None:
         return ""
     if audited.status is AuditStatus.CORRECTED and audited.estimate is not None:
         interval = audited.interval
         bounds = "" if interval is None or interval.lower is None or interval.upper is None else \
-            f"\n({100 * interval.lower:.0f}–{100 * interval.upper:.0f})"
+            f"\n({whole_percent_range(interval.lower, interval.upper)}){_wide(interval.lower, interval.upper)}"
         return f"{format_percent(audited.estimate)}{bounds}"
     return "n/a" if audited.status is AuditStatus.UNAUDITED else NULL
 
@@ -115,9 +149,10 @@ def render_corrected_table(metrics: Mapping[str, ConfigMetrics], title: str | No
     readers = sorted({row.reader for row in metrics.values() if row.reader and _has_card(row)})
     table = Table(title=title, caption=(
         f"validities corrected for the reader's measured false rejects and false accepts (verifier card of "
-        f"{', '.join(readers)}, Rogan–Gladen), 95% interval in brackets, in %; small = the card has under 30 "
+        f"{', '.join(readers)}, Rogan–Gladen), in %, 95% interval in parentheses in whole percent rounded outward; "
+        "* = the interval is 50 points wide or more, too wide to inform; small = the card has under 30 "
         "annotated answers of a verdict there, n/i = the reader is no better than chance there; the correction "
-        "assumes the reader errs on these answers as it erred on the card's"))
+        "reads the primary reader alone and assumes it errs on these answers as it erred on the card's"))
     table.add_column("Config", justify="left", no_wrap=True)
     for _, header in _VALIDITIES:
         table.add_column(header, justify="right", no_wrap=True)
@@ -133,23 +168,29 @@ def _has_card(row: ConfigMetrics) -> bool:
 
 
 def format_corrected(corrected: Corrected | None) -> str:
-    """A corrected estimate as ``value (low–high)`` in percent; ``small`` when the card is too small to correct,
-    ``n/i`` when its reader is no better than chance there, blank where nothing is corrected."""
+    """A corrected estimate as ``value (low–high)`` in percent, the interval rounded outward and ``*`` after it when
+    it is too wide to inform; ``small`` when the card is too small to correct, ``n/i`` when its reader is no better
+    than chance there, blank where nothing is corrected."""
     if corrected is None:
         return ""
     if corrected.status is CorrectionStatus.CORRECTED and corrected.estimate is not None:
         interval = "" if corrected.low is None or corrected.high is None else \
-            f" ({100 * corrected.low:.0f}–{100 * corrected.high:.0f})"
+            f" ({whole_percent_range(corrected.low, corrected.high)}){_wide(corrected.low, corrected.high)}"
         return f"{format_percent(corrected.estimate)}{interval}"
     return {CorrectionStatus.TOO_SMALL: "small", CorrectionStatus.UNINFORMATIVE: "n/i",
             CorrectionStatus.UNDEFINED: NULL}.get(corrected.status, "")
 
 
 def format_band(band: Band | None) -> str:
-    """A band as ``low–high`` in whole percent; ``"—"`` when there is none."""
+    """A band as ``low–high`` in whole percent, rounded outward (a band 0–62.5 prints 0–63, so the value it holds
+    never prints outside it); ``"—"`` when there is none."""
     if band is None or band.low is None or band.high is None:
         return NULL
-    return f"{100 * band.low:.0f}–{100 * band.high:.0f}"
+    return whole_percent_range(band.low, band.high)
+
+
+def _wide(low: float, high: float) -> str:
+    return "*" if high - low >= WIDE_INTERVAL else ""
 
 
 def incomplete_notes(metrics: Mapping[str, ConfigMetrics]) -> list[tuple[str, str]]:
@@ -166,4 +207,42 @@ def incomplete_notes(metrics: Mapping[str, ConfigMetrics]) -> list[tuple[str, st
         if row.n_over_length:
             notes.append((config, f"{row.n_over_length} answers over the run's length cap, scored invalid "
                                   "(over_length) without being read"))
+    return notes
+
+
+def reading_notes(metrics: Mapping[str, ConfigMetrics]) -> list[tuple[str, str]]:
+    """``(configuration, note)`` where the figures beside one another need the rule :data:`FIGURE_RULE`: a
+    corrected validity that lies outside its two-reader band (the band is the one to quote), and corrected
+    intervals too wide to inform.
+
+    Args:
+        metrics: configuration → metrics.
+
+    Returns:
+        The notes, in configuration order; empty when nothing needs one.
+    """
+    notes: list[tuple[str, str]] = []
+    for config, row in metrics.items():
+        outside = []
+        wide = []
+        for field, header in _VALIDITIES:
+            corrected = row.corrected.get(field)
+            if corrected is None or corrected.status is not CorrectionStatus.CORRECTED or corrected.estimate is None:
+                continue
+            if corrected.low is not None and corrected.high is not None and \
+                    corrected.high - corrected.low >= WIDE_INTERVAL:
+                wide.append(header)
+            band = (row.band or {}).get(field)
+            if band is None or band.low is None or band.high is None:
+                continue
+            if not band.low - 1e-9 <= corrected.estimate <= band.high + 1e-9:
+                outside.append(f"{header} corrected {format_percent(corrected.estimate)} against band "
+                               f"{format_percent(band.low)}–{format_percent(band.high)}")
+        if outside:
+            notes.append((config, f"the corrected validity lies outside the two-reader band ({'; '.join(outside)}): "
+                                  "the correction reads the primary reader's card alone, the band both readers' "
+                                  "verdicts on these answers: quote the band"))
+        if wide:
+            notes.append((config, f"the corrected intervals of {', '.join(wide)} are 50 points wide or more (*): too "
+                                  "wide to inform; quote the observed value (or the band) with the card's error rates"))
     return notes

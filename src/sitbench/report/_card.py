@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sitbench.glossary import category_label, config_label
-from sitbench.metrics import CATEGORY_ORDER, ConfigMetrics
+from sitbench.metrics import CATEGORY_ORDER, FIGURE_RULE, WIDE_INTERVAL, ConfigMetrics
 from sitbench.metrics import format_percent as pct
 from sitbench.render import esc
 from sitbench.report._data import LoadedRun
@@ -53,8 +53,11 @@ def _corrected_cell(run: str, config: str, field: str, corrected: Corrected | No
     status = corrected.status if corrected is not None else CorrectionStatus.NO_CARD
     attrs = f"data-run='{esc(run)}' data-config='{esc(config)}' data-corrected='{esc(field)}' data-status='{status}'"
     if corrected is not None and status is CorrectionStatus.CORRECTED and corrected.estimate is not None:
+        wide = corrected.low is not None and corrected.high is not None and \
+            corrected.high - corrected.low >= WIDE_INTERVAL
+        mark = "<span class='wide' title='50 points wide or more: too wide to inform'>*</span>" if wide else ""
         interval = ("" if corrected.low is None or corrected.high is None
-                    else f" <span class='muted'>[{pct(corrected.low)}, {pct(corrected.high)}]</span>")
+                    else f" <span class='muted'>[{pct(corrected.low)}, {pct(corrected.high)}]{mark}</span>")
         return f"<td {attrs}>{pct(corrected.estimate)}{interval}</td>"
     words, why = _STATUS_WORDS.get(status, ("", ""))
     return f"<td {attrs} title='{esc(why)}'>{esc(words)}</td>"
@@ -115,6 +118,16 @@ def _run_corrected(run: LoadedRun) -> str:
     )
 
 
+def _rule(runs: Sequence[LoadedRun]) -> str:
+    """The rule for which figure to quote: whole when a run has two readers, else the part that applies."""
+    if any(row.band is not None for run in runs for row in run.metrics.values()):
+        rule = FIGURE_RULE
+    else:
+        rule = ("the corrected validity, when its interval is not marked * (too wide to inform); else the observed "
+                "value, beside the card's error rates; a human audit of the run, when there is one, comes first")
+    return f"<p class='note' data-rule='figure'><b>Which figure to quote:</b> {esc(rule)}.</p>"
+
+
 def corrected_section(runs: Sequence[LoadedRun]) -> str | None:
     """Corrected validities with their intervals per run, the assumption behind them and the cards; None when no
     run's reader has a card."""
@@ -127,6 +140,8 @@ def corrected_section(runs: Sequence[LoadedRun]) -> str | None:
         "interval in brackets (the card's and the observed share's sampling spread). "
         f"<b>The correction assumes</b> {esc(shipped_card().assumption)}. "
         "too small = the card has under 30 annotated answers of a verdict in that category; n/i = the reader is "
-        "no better than chance there; no card = none was measured for the reader.</p>"
+        "no better than chance there; no card = none was measured for the reader; * = the interval is 50 points "
+        "wide or more, too wide to inform.</p>"
+        + _rule(carded)
     )
     return intro + "".join(_run_corrected(run) for run in carded)

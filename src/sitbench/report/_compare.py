@@ -46,7 +46,7 @@ document.documentElement.setAttribute('data-ready','1');
 
 _DECISIONS: dict[Decision, str] = {
     Decision.DIFFERENCE: "difference (Holm)",
-    Decision.NOT_REJECTED: "not shown",
+    Decision.NOT_REJECTED: "no difference shown",
     Decision.INCOMPLETE: "incomplete",
     Decision.DESCRIPTIVE: "outside Holm",
 }

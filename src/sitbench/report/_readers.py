@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from sitbench.glossary import category_label, config_label
-from sitbench.metrics import CATEGORY_ORDER, Band, ConfigMetrics
+from sitbench.metrics import CATEGORY_ORDER, FIGURE_RULE, Band, ConfigMetrics
 from sitbench.metrics import format_percent as pct
 from sitbench.render import esc
 from sitbench.report._data import LoadedRun
@@ -90,6 +90,7 @@ def contested_table(run: LoadedRun) -> str:
         f"<h4>Contested verdicts: contested / completed (share %)</h4>"
         f"<table class='contested' data-run='{esc(run.name)}'><thead>{head}</thead><tbody>{''.join(rows)}</tbody>"
         f"</table><p class='note'>{esc(readers)}</p>"
+        f"<p class='note' data-rule='figure'><b>Which figure to quote:</b> {esc(FIGURE_RULE)}.</p>"
     )
 
 

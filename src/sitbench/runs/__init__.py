@@ -2,12 +2,14 @@
 scoring, merging shards, observation and offline rescoring."""
 
 from sitbench.runs._agent_runner import AgentRunner, agent_subject, agent_turn, parse_agent_options, run_agent
+from sitbench.runs._drops import DropKind, DropReason, drop_kind, summarize_drops
 from sitbench.runs._merge import MergeReport, merge_runs
 from sitbench.runs._observe import observe_run, run_agreement
 from sitbench.runs._progress import INTERVAL_ENV, LineProgress, progress_display
 from sitbench.runs._records import (
     FORMAT_VERSION,
     RUN_SCHEMAS,
+    ProbeSelection,
     RunManifest,
     ScoreRecord,
     SecondReading,
@@ -38,6 +40,7 @@ from sitbench.runs._scoring import (
     score_trials,
     score_workers,
 )
+from sitbench.runs._selection import select_probes
 from sitbench.runs._store import DUPLICATE_HINT, RunStore, score_problem
 from sitbench.runs._store import MANIFEST as MANIFEST_FILE
 from sitbench.runs._store import RESPONSES as RESPONSES_FILE
@@ -57,8 +60,11 @@ __all__ = [
     "SCORES_FILE",
     "TORN_REASON",
     "AgentRunner",
+    "DropKind",
+    "DropReason",
     "LineProgress",
     "MergeReport",
+    "ProbeSelection",
     "RescoreReport",
     "RunManifest",
     "RunOptions",
@@ -77,6 +83,7 @@ __all__ = [
     "check_trials_in_dataset",
     "dataset_fields",
     "describe_unscored",
+    "drop_kind",
     "iter_score_lines",
     "iter_score_trials",
     "merge_runs",
@@ -96,7 +103,9 @@ __all__ = [
     "score_problem",
     "score_trials",
     "score_workers",
+    "select_probes",
     "session_prompt",
+    "summarize_drops",
     "summarize_trials",
     "trial_ids",
     "verify_run_dataset",

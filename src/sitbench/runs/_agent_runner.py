@@ -211,6 +211,7 @@ class AgentRunner(Runner):
         self.store = RunStore(out)
         self.audit = IsolationAudit.for_dataset(self.ds)
         self.on_trial = on_trial
+        self.on_stage: Callable[[str], None] = lambda _stage: None
         self._bases: dict[str, asyncio.Task[_Base]] = {}
         self._audited: set[str] = set()
 
@@ -247,7 +248,7 @@ class AgentRunner(Runner):
                                      if self.options.response_cache is not None else {"enabled": False}),
             decoding=DecodingConfig(), retriever=None, templates_sha256=templates_sha256(),
             shard=f"{self.options.shard[0]}/{self.options.shard[1]}" if self.options.shard else None,
-            session_reset_policy=RESET_POLICY,
+            probes=self.options.probes, session_reset_policy=RESET_POLICY,
             verifier_version=existing.verifier_version if existing else None, tokenizer=TOKENIZER_NAME,
             agent=AgentManifest(spec=self.model, transport=self.agent.transport, info=info,
                                 state_policy=self.state_policy, timeout_s=self.timeout_s, withholding=WITHHOLDING,
@@ -468,8 +469,10 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
               on_trial: OnDone | None = None,
               on_start: Callable[[AgentRunner], None] | None = None,
               options: dict[str, str] | None = None, response_cache: ResponseCache | None = None,
-              epoch: int = 0, max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> RunManifest:
-    """Load ``agent_spec`` and run every probe of ``dataset`` through it into ``out``.
+              epoch: int = 0, max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS, probes: str | None = None,
+              probe_limit: int | None = None, limit_seed: int = 0) -> RunManifest:
+    """Load ``agent_spec`` and run every probe of ``dataset`` (or those ``probes`` / ``limit`` select, see
+    :func:`~sitbench.runs.select_probes`) through it into ``out``.
 
     Args:
         state: ``auto`` (fork when the agent supports it, else reingest), ``fork`` or ``reingest``.
@@ -484,6 +487,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     """
     from sitbench.agents import load_agent
     from sitbench.runs._runner import parse_shard
+    from sitbench.runs._selection import select_probes
 
     limit = 120.0 if timeout_s is None else timeout_s
     loaded = load_agent(agent_spec, timeout_s=limit, options=options)
@@ -494,6 +498,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     run_options = RunOptions(configs=[AGENT_CONFIG], max_connections=max_connections, shard=parse_shard(shard),
                              response_cache=response_cache, epoch=epoch, max_response_chars=max_response_chars)
     runner = AgentRunner(dataset, loaded, out, run_options, policy, limit, on_trial=on_trial)
+    run_options.probes = select_probes(runner.ds, probes=probes, limit=probe_limit, seed=limit_seed)
     if on_start:
         on_start(runner)
     try:

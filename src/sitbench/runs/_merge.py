@@ -14,7 +14,7 @@ from sitbench.runs._records import RunManifest, ScoreRecord, TrialRecord
 from sitbench.runs._store import SCORES, RunStore
 
 # Fields every shard must agree on, with the fix to suggest when one does not.
-_SAME = ("dataset.manifest_sha256", "configs", "handler", "candidate", "decoding", "templates_sha256")
+_SAME = ("dataset.manifest_sha256", "configs", "handler", "candidate", "decoding", "templates_sha256", "probes")
 # describe() fields that may differ between machines without changing what is asked.
 _OPERATIONAL = frozenset({"timeout_s", "retry", "api_key_env", "n_threads", "verbose", "sdk", "base_url",
                           "engine"})
@@ -68,7 +68,7 @@ def _expected(first: RunManifest) -> list[str] | None:
         ds = load_dataset(path)
     except InputError:
         return None
-    return [f"{c}:{p}" for c, p in trial_ids(ds, first.configs, None)]
+    return [f"{c}:{p}" for c, p in trial_ids(ds, first.configs, None, first.probes)]
 
 
 def merge_runs(shards: list[Path], out: Path) -> MergeReport:
@@ -100,6 +100,12 @@ def merge_runs(shards: list[Path], out: Path) -> MergeReport:
     first = manifests[0]
     for path, manifest in zip(shards[1:], manifests[1:], strict=True):
         for name in _SAME:
+            if name == "probes" and _field(manifest, name) != _field(first, name):
+                rules = [f"{p}: {m.probes.rule if m.probes else 'all probes'}"
+                         for p, m in ((shards[0], first), (path, manifest))]
+                raise InputError(f"{RunStore(path).manifest_path}: a partial run (--probes or --limit) cannot be "
+                                 f"merged with a run of other probes ({'; '.join(rules)}); merge only shards of one "
+                                 "run, and run the full dataset into its own --out")
             if _field(manifest, name) != _field(first, name):
                 raise InputError(f"{RunStore(path).manifest_path}: field '{name}' differs from {shards[0]}'s "
                                  f"({_field(manifest, name)!r} vs {_field(first, name)!r}); only shards of one "

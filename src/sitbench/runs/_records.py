@@ -230,6 +230,21 @@ class ScoreRecord(_Record):
     A newer format than this sitbench reads is refused, naming the version to install."""
 
 
+class ProbeSelection(BaseModel):
+    """The probes a partial run was limited to, and how they were chosen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    probe_ids: list[str] = Field(min_length=1)
+    """The chosen probes, in the dataset's order."""
+    rule: str
+    """How they were chosen, in words (``--probes`` as given, or the seeded stratified draw of ``--limit``)."""
+    limit: int | None = None
+    """``--limit N``; None for ``--probes``."""
+    seed: int | None = None
+    """The seed of the ``--limit`` draw; None for ``--probes``."""
+
+
 class RunManifest(_Record):
     """``manifest.json`` of a run: everything needed to trace and reproduce every number."""
 
@@ -272,6 +287,9 @@ class RunManifest(_Record):
     """SHA-256 of the prompt templates and policy texts."""
     shard: str | None = None
     """``i/n`` when the run is one shard."""
+    probes: ProbeSelection | None = None
+    """Set when the run is partial (``--probes`` or ``--limit``): the probes it was limited to, for every
+    configuration. ``merge`` refuses a partial run beside a full one."""
     seeds: dict[str, int] = Field(default_factory=dict)
     """Every seed used."""
     counts: dict[str, int] = Field(default_factory=dict)

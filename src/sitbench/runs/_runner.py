@@ -7,7 +7,7 @@ import datetime as dt
 import fcntl
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -32,7 +32,7 @@ from sitbench.configs import (
 from sitbench.errors import InputError
 from sitbench.lineage import IsolationAudit, run_checks
 from sitbench.runs._group_commit import GroupCommitWriter
-from sitbench.runs._records import RunManifest, TrialRecord
+from sitbench.runs._records import ProbeSelection, RunManifest, TrialRecord
 from sitbench.runs._schedule import cap_trial, opening_utterances, run_trial
 from sitbench.runs._store import RESUME_HINT, RunStore
 from sitbench.runs._summary import TrialSummary, summarize_trials
@@ -60,6 +60,8 @@ class RunOptions:
     None chooses: one per CPU for a large run of a mock candidate, else 1."""
     max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
     """The cap on one answer, in characters (:func:`~sitbench.runs.cap_trial`); recorded in the manifest."""
+    probes: ProbeSelection | None = None
+    """A partial run's probes (``--probes`` / ``--limit``), the same for every configuration; None runs all."""
 
 
 def parse_configs(value: str) -> list[str]:
@@ -91,9 +93,12 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     return i, n
 
 
-def trial_ids(ds: LoadedDataset, configs: Sequence[str], shard: tuple[int, int] | None) -> list[tuple[str, str]]:
-    """(config, probe_id) in a fixed order; a shard takes every n-th trial."""
-    trials = [(c, p) for c in configs for p in ds.hidden.probes]
+def trial_ids(ds: LoadedDataset, configs: Sequence[str], shard: tuple[int, int] | None,
+              probes: ProbeSelection | None = None) -> list[tuple[str, str]]:
+    """(config, probe_id) in a fixed order; a partial run (``probes``) keeps the selected probes of every
+    configuration; a shard takes every n-th trial."""
+    chosen = set(probes.probe_ids) if probes is not None else None
+    trials = [(c, p) for c in configs for p in ds.hidden.probes if chosen is None or p in chosen]
     if shard:
         i, n = shard
         trials = [t for k, t in enumerate(trials) if k % n == i - 1]
@@ -137,7 +142,7 @@ class Runner:
     """Runs trials for one dataset and candidate into one run directory."""
 
     def __init__(self, dataset_dir: Path, candidate: Candidate, model: str, out: Path, options: RunOptions,
-                 on_trial: OnDone | None = None) -> None:
+                 on_trial: OnDone | None = None, on_stage: Callable[[str], None] | None = None) -> None:
         self.ds = load_dataset(dataset_dir)
         failed = [r.id for r in run_checks(self.ds) if not r.passed]
         if failed:
@@ -152,6 +157,8 @@ class Runner:
         self.store = RunStore(out)
         self.audit = IsolationAudit.for_dataset(self.ds)
         self.on_trial = on_trial
+        self.on_stage = on_stage or (lambda _stage: None)
+        """Told what the run does before its first trial (a non-empty stage), and when trials start (``""``)."""
         needs_retrieval = any(c in "EF" for c in options.configs) and options.handler == "native"
         # Two onnxruntime threads embed the run's queries about 1.8 times as fast as one, with the same
         # vectors bit for bit (checked by a test); the session is dropped before the first trial.
@@ -188,6 +195,9 @@ class Runner:
         shard = f"{o.shard[0]}/{o.shard[1]}" if o.shard else None
         if existing.shard != shard:
             differences.append(f"--shard {existing.shard} (now {shard})")
+        if (existing.probes.probe_ids if existing.probes else None) != (o.probes.probe_ids if o.probes else None):
+            differences.append(f"the probes ({existing.probes.rule if existing.probes else 'all'}; now "
+                               f"{o.probes.rule if o.probes else 'all'})")
         was_epoch = (existing.cache or {}).get("epoch", 0) if (existing.cache or {}).get("enabled") else 0
         epoch = o.epoch if o.response_cache is not None else 0
         if was_epoch != epoch:
@@ -208,6 +218,7 @@ class Runner:
             cache=self._cache_fields(),
             decoding=o.decoding, retriever=self.retriever.manifest() if self.retriever else None,
             templates_sha256=templates_sha256(), shard=f"{o.shard[0]}/{o.shard[1]}" if o.shard else None,
+            probes=o.probes,
             seeds={"decoding": o.decoding.seed} if o.decoding.seed is not None else {},
             session_reset_policy="; ".join(f"{c}: {SESSION_RESET_POLICY[c]}" for c in o.configs),
             verifier_version=existing.verifier_version if existing else None,
@@ -266,18 +277,22 @@ class Runner:
         done = {trial_id for trial_id, status in stored if status != "dropped"}
         manifest = self.manifest(started, existing)
         self.store.write_manifest(manifest, RESUME_HINT if existing is not None else "choose another --out")
-        todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard)
+        todo = [(c, p) for c, p in trial_ids(self.ds, self.options.configs, self.options.shard,
+                                                  self.options.probes)
                 if f"{c}:{p}" not in done]
         if self.retriever is not None:
             # Every query E and F will retrieve with embedded in batches, and every subject they search
             # indexed, before the first trial; the embedding model is then let go.
             searched = [p for c, p in todo if c in "EF"]
+            self.on_stage(f"embedding {len(searched):,} E/F queries and the records they search; cached on disk, "
+                          "so only a first run over a dataset embeds")
             self.retriever.prepare((q for p in searched for q in opening_utterances(self.ds, p)),
                                    {s: self.ds.visible.subjects[s] for s in
                                     (self.ds.visible.queries[self.ds.hidden.probes[p].query_key].subject
                                      for p in searched)}.values())
             self.retriever.release()
         processes = run_workers(self.options.workers, len(todo), self._answers_with_cpu())
+        self.on_stage("")
         # A fresh run counts its trials as they are done; a resumed one counts the file at the end.
         summary = TrialSummary() if not stored else None
         if processes > 1:

@@ -195,7 +195,7 @@ def missing_trials(ds: LoadedDataset, manifest: RunManifest, stored: set[str],
     from sitbench.runs._runner import parse_shard, trial_ids
 
     pair_of = _pairs(ds)
-    for config, probe_id in trial_ids(ds, manifest.configs, parse_shard(manifest.shard)):
+    for config, probe_id in trial_ids(ds, manifest.configs, parse_shard(manifest.shard), manifest.probes):
         trial_id = f"{config}:{probe_id}"
         if trial_id in stored:
             continue

@@ -7,6 +7,7 @@ import hashlib
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sitbench.data._generator._events import era_violations
@@ -146,12 +147,14 @@ def _build_pair(seed: int, split: str, index: int, reg: RegistryBuilder, used: d
     raise RuntimeError(f"pair {split}-{index}: no acceptable pair after {MAX_ATTEMPTS} attempts")
 
 
-def generate_content(suite: str, seed: int) -> DatasetContent:
+def generate_content(suite: str, seed: int, on_pair: Callable[[int, int], None] | None = None) -> DatasetContent:
     """Build a generated suite deterministically from ``seed``.
 
     Args:
         suite: ``dev``, ``heldout``, ``full`` or ``e6``.
         seed: Any non-negative integer; recorded in the manifest.
+        on_pair: called with (pairs built, pairs in the suite) before the first pair and after each one, for
+            progress; the content does not depend on it.
 
     Returns:
         The dataset content, ready for :func:`sitbench.data.write_dataset`.
@@ -161,6 +164,10 @@ def generate_content(suite: str, seed: int) -> DatasetContent:
     used: dict[str, set[str]] = {"first": set(), "last": set(), "hometown": set()}
     rejections: Counter[str] = Counter()
     built: list[_BuiltPair] = []
+    total = sum(n for _, n in spec.parts)
+    done = 0
+    if on_pair is not None:
+        on_pair(0, total)
     for split, n in spec.parts:
         for index in range(1, n + 1):
             if suite == "e6":
@@ -169,6 +176,9 @@ def generate_content(suite: str, seed: int) -> DatasetContent:
                                      E6_HORIZONS)
             else:
                 built += _build_pair(seed, split, index, reg, used, rejections, Scale(), FULL_COUNTS, (260, 480))
+            done += 1
+            if on_pair is not None:
+                on_pair(done, total)
     return _assemble(suite, seed, reg, built, rejections)
 
 

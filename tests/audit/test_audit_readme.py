@@ -59,7 +59,7 @@ def test_readme_flow(flow: dict[str, Path], demo_dir: Path, capsys: pytest.Captu
     assert main(["audit", "verifier", str(reference), "--extractor", "rules", "--resamples", "200",
                  "--out", str(verifier)]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("SYNTHETIC reference (scripted annotators): extractor rules@sitbench-rules/3.0")
+    assert text.startswith("SYNTHETIC reference (scripted annotators): extractor rules@sitbench-rules/3.1")
     assert "audit-sample aggregate = unweighted over the oversampled sample, NOT population performance" in text
     # Every figure line carries its unit.
     figures = [line for line in text.splitlines() if line.split() and line.split()[0] in METRICS]

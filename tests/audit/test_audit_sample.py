@@ -61,7 +61,7 @@ def test_weights_option() -> None:
 def test_demo_sample_records_strata_and_inclusion_probabilities(sample_path: Path, demo_dir: Path) -> None:
     sample = load_sample(sample_path)
     assert sample.phase == "dev" and len(sample.items) == 60 and sample.population == 594
-    assert sample.signal == "rules@sitbench-rules/3.0" and sample.allocation.seed == 1
+    assert sample.signal == "rules@sitbench-rules/3.1" and sample.allocation.seed == 1
     assert sum(s.expected for s in sample.strata) == pytest.approx(60)
     assert sum(s.sampled for s in sample.strata) == 60
     assert sum(s.population for s in sample.strata) == 594

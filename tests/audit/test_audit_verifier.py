@@ -71,7 +71,7 @@ def test_an_extractor_agreeing_with_the_reference_scores_one(sample_path: Path, 
         assert by[metric].population == pytest.approx(1.0) and by[metric].audit_sample == pytest.approx(1.0)
     assert by["false_reject_rate"].population == 0.0 and by["false_accept_rate"].population == 0.0
     assert result.annotated == 60 and result.sampled == 60 and result.unrepresented_population == 0
-    assert result.extractor == "rules@sitbench-rules/3.0" and result.phase == "dev"
+    assert result.extractor == "rules@sitbench-rules/3.1" and result.phase == "dev"
 
 
 def test_planted_disagreements_weighted_by_hand(sample_path: Path, tmp_path: Path) -> None:

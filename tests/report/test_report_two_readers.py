@@ -112,7 +112,7 @@ def test_contested_share_per_configuration_and_category(two_reader_report: Path,
     n_a = sum(v for (c, _), v in contested.items() if c == "A")
     assert total.text().startswith(f"{n_a} / 22 ")
     text = page.text()
-    assert "Primary reader rules@sitbench-rules/3.0; second reader llm@sitbench-llm/3" in text
+    assert "Primary reader rules@sitbench-rules/3.1; second reader llm@sitbench-llm/3" in text
 
 
 def test_corrected_validities_name_the_reader_the_card_and_the_assumption(
@@ -120,7 +120,7 @@ def test_corrected_validities_name_the_reader_the_card_and_the_assumption(
     page, run = _page(two_reader_report), _metrics(two_reader_report)
     (section,) = page.find("section", id="corrected")
     text = section.text()
-    assert "rules@sitbench-rules/3.0 → card rules@sitbench-rules/3.0" in text
+    assert "rules@sitbench-rules/3.1 → card rules@sitbench-rules/3.1" in text
     assert f"The correction assumes {shipped_card().assumption}" in text
     for config, m in run["configs"].items():
         for field, corrected in m["corrected"].items():
@@ -134,7 +134,7 @@ def test_corrected_validities_name_the_reader_the_card_and_the_assumption(
     # The card itself: the same data `sitbench metrics --json` prints, in a collapsible section.
     assert main(["metrics", str(two_reader_run), "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)["verifier_cards"]
-    assert [c["reader"] for c in cards] == ["rules@sitbench-rules/3.0"] and run["verifier_cards"] == cards
+    assert [c["reader"] for c in cards] == ["rules@sitbench-rules/3.1"] and run["verifier_cards"] == cards
     (details,) = section.find("details", class_="card")
     for letter, errors in cards[0]["categories"].items():
         (row,) = details.find("tr", data_category=letter)
@@ -185,7 +185,7 @@ def test_a_one_reader_report_has_no_two_reader_parts(demo_runs: Path) -> None:
     assert cell.text() == "62.5"
     assert page.find("section", id="drilldown")[0].find("h2")[0].text() == "Failed trials"
     # The rules reader has a card: its corrected validities are shown for one reader too (SPEC §2.12).
-    assert page.find("details", class_="card", data_reader="rules@sitbench-rules/3.0")
+    assert page.find("details", class_="card", data_reader="rules@sitbench-rules/3.1")
 
 
 def _record(n: int, failed: bool, contested: bool) -> Any:

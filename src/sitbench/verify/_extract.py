@@ -1522,6 +1522,10 @@ def _claims(r: _Reading, f: _Frame) -> None:
     for prop in f.mentioned:
         start, end = f.positions.get(prop.prop_id, (len(body), len(body)))
         negative = _negated_at(body, start, end)
+        if prop.predicate is Predicate.STANCE_CHANGE:
+            # "I used to think daylight saving should be scrapped": the view that follows is the old one, whatever
+            # its own words; only a negator before the change ("I never changed my mind") denies it.
+            negative = _count_negators(body[:start]) % 2 == 1
         if prop.world_fact:
             _fact_claim(r, f, prop, negative)
             continue

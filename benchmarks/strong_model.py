@@ -12,6 +12,8 @@ earlier answers) is unanswered and goes into the next round's packets.
     every turn dropped as "no recorded answer" is an unanswered prompt) and writes one packet per
     configuration, ``DIR/round-N/packet-CONFIG.md``, and its key ``DIR/round-N/key-CONFIG.json`` (opaque
     prompt ids to prompt hashes). Nothing else of the run reaches a packet: no probe, trial or lineage id.
+    ``--max-blocks N`` prints each long evidence block (a whole chronicle, a state) once and splits a
+    configuration's prompts into packets of at most N blocks, one answerer a packet (``packet-D1.md``, …).
 ``python benchmarks/strong_model.py collect --dir DIR``
     Checks every ``DIR/round-*/answers-CONFIG.jsonl`` (lines ``{"id": "P…", "answer": "…"}``) against its
     key and writes the replay file ``DIR/answers.jsonl`` (``prompt_sha256``, ``answer``, ``config``, ``id``).
@@ -86,9 +88,78 @@ known in another. Write one JSON line per prompt, {"id": "P0001", "answer": "you
 """
 
 
-def packets(run: Path, out: Path) -> None:
-    """Write this round's packets and keys (see the module docstring)."""
-    pending = unanswered(run)
+_LONG_BLOCK = 2000
+"""A bracketed block of a message at least this long, repeated across prompts, is printed once per packet."""
+
+_FACTORED = """\
+Some messages are long because they carry the same evidence block (a chronicle, a state) as other prompts. Each
+such block is printed once, under "Evidence blocks", and a message shows {EVIDENCE-k} where it stands: read the
+message as if that block were written out there word for word.
+"""
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Spans of the top-level bracketed blocks ("[CHRONICLE: …]") of a message that are at least _LONG_BLOCK long."""
+    spans, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "]" and depth:
+            depth -= 1
+            if depth == 0 and i + 1 - start >= _LONG_BLOCK:
+                spans.append((start, i + 1))
+    return spans
+
+
+def _factor(messages: list[dict[str, str]], evidence: dict[str, str]) -> tuple[list[dict[str, str]], list[str]]:
+    """The messages with each long block replaced by its name, and the names used (``evidence``: text → name)."""
+    used: list[str] = []
+    out = []
+    for message in messages:
+        text = message["content"]
+        for start, end in reversed(_blocks(text)):
+            name = evidence.setdefault(text[start:end], f"EVIDENCE-{len(evidence) + 1}")
+            used.append(name)
+            text = text[:start] + "{" + name + "}" + text[end:]
+        out.append({"role": message["role"], "content": text})
+    return out, used
+
+
+def _groups(prompts: dict[str, list[dict[str, str]]], max_blocks: int) -> list[list[str]]:
+    """Prompt hashes in packets that each need at most ``max_blocks`` distinct evidence blocks (0: one packet)."""
+    if max_blocks <= 0:
+        return [sorted(prompts)]
+    by_blocks: dict[tuple[str, ...], list[str]] = {}
+    for sha, messages in sorted(prompts.items()):
+        names = tuple(sorted({m["content"][a:b] for m in messages for a, b in _blocks(m["content"])}))
+        by_blocks.setdefault(names, []).append(sha)
+    packets_: list[list[str]] = []
+    current: list[str] = []
+    blocks: set[str] = set()
+    for names, shas in sorted(by_blocks.items(), key=lambda kv: kv[1][0]):
+        if current and len(blocks | set(names)) > max_blocks:
+            packets_.append(current)
+            current, blocks = [], set()
+        current += shas
+        blocks |= set(names)
+    if current:
+        packets_.append(current)
+    return packets_
+
+
+def packets(run: Path, out: Path, max_blocks: int = 0, only: set[str] | None = None) -> None:
+    """Write this round's packets and keys (see the module docstring).
+
+    Args:
+        run: A run whose unanswered prompts are wanted.
+        out: The packets' folder (one ``round-N`` folder per call).
+        max_blocks: With a positive value, long evidence blocks are printed once per packet and a configuration's
+            prompts are split into packets that each need at most this many blocks (one answerer a packet).
+        only: Configurations to write packets for (all when None).
+    """
+    pending = {c: p for c, p in unanswered(run).items() if only is None or c in only}
     if not pending:
         print("every prompt of the run has an answer: nothing to write")
         return
@@ -96,16 +167,33 @@ def packets(run: Path, out: Path) -> None:
     folder = out / f"round-{(rounds[-1] + 1) if rounds else 1}"
     folder.mkdir(parents=True)
     for config, prompts in sorted(pending.items()):
-        key: dict[str, str] = {}
-        lines = [f"# Prompts ({len(prompts)})", "", _INSTRUCTIONS]
-        for n, (sha, messages) in enumerate(sorted(prompts.items()), start=1):
-            prompt_id = f"P{n:04d}"
-            key[prompt_id] = sha
-            lines += _render(prompt_id, messages)
-        (folder / f"packet-{config}.md").write_text("\n".join(lines), encoding="utf-8")
-        (folder / f"key-{config}.json").write_text(json.dumps({"config": config, "prompts": key}, indent=1),
-                                                    encoding="utf-8")
-        print(f"{folder.name}: configuration {config}: {len(prompts)} prompts -> {folder / f'packet-{config}.md'}")
+        groups = _groups(prompts, max_blocks)
+        for index, group in enumerate(groups, start=1):
+            suffix = config if len(groups) == 1 else f"{config}{index}"
+            _write_packet(folder, suffix, config, {sha: prompts[sha] for sha in group}, factored=max_blocks > 0)
+
+
+def _write_packet(folder: Path, suffix: str, config: str, prompts: dict[str, list[dict[str, str]]],
+                  factored: bool) -> None:
+    key: dict[str, str] = {}
+    evidence: dict[str, str] = {}
+    body: list[str] = []
+    for n, (sha, messages) in enumerate(sorted(prompts.items()), start=1):
+        prompt_id = f"P{n:04d}"
+        key[prompt_id] = sha
+        shown = _factor(messages, evidence)[0] if factored else messages
+        body += _render(prompt_id, shown)
+    lines = [f"# Prompts ({len(prompts)})", "", _INSTRUCTIONS]
+    if evidence:
+        lines += [_FACTORED, "# Evidence blocks", ""]
+        for text, name in evidence.items():
+            lines += [f"## {name}", "", text, ""]
+        lines += ["# The prompts", ""]
+    lines += body
+    (folder / f"packet-{suffix}.md").write_text("\n".join(lines), encoding="utf-8")
+    (folder / f"key-{suffix}.json").write_text(json.dumps({"config": config, "prompts": key}, indent=1),
+                                               encoding="utf-8")
+    print(f"{folder.name}: configuration {config}: {len(prompts)} prompts -> {folder / f'packet-{suffix}.md'}")
 
 
 def collect(directory: Path) -> Path:
@@ -116,9 +204,10 @@ def collect(directory: Path) -> Path:
         for key_path in sorted(folder.glob("key-*.json")):
             key = json.loads(key_path.read_text(encoding="utf-8"))
             config = key["config"]
-            answers_path = folder / f"answers-{config}.jsonl"
+            suffix = key_path.stem.removeprefix("key-")
+            answers_path = folder / f"answers-{suffix}.jsonl"
             if not answers_path.exists():
-                raise SystemExit(f"{answers_path}: missing; answer {folder / f'packet-{config}.md'} first")
+                raise SystemExit(f"{answers_path}: missing; answer {folder / f'packet-{suffix}.md'} first")
             seen: set[str] = set()
             for number, line in enumerate(answers_path.read_text(encoding="utf-8").splitlines(), start=1):
                 if not line.strip():
@@ -170,13 +259,17 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("packets", help="write this round's prompt packets from a replay run")
     p.add_argument("--run", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--max-blocks", type=int, default=0,
+                   help="print long evidence blocks once per packet and split a configuration's prompts into "
+                        "packets of at most this many blocks (0: one packet per configuration, blocks inline)")
+    p.add_argument("--configs", default=None, help="comma-separated configurations to write (default: all)")
     c = sub.add_parser("collect", help="check the answers and write DIR/answers.jsonl")
     c.add_argument("--dir", type=Path, required=True)
     s = sub.add_parser("status", help="completed trials and unanswered prompts per configuration")
     s.add_argument("--run", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "packets":
-        packets(args.run, args.out)
+        packets(args.run, args.out, args.max_blocks, set(args.configs.split(",")) if args.configs else None)
     elif args.command == "collect":
         collect(args.dir)
     else:

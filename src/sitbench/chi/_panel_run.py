@@ -185,7 +185,11 @@ async def _run_test(spec: PanelSpec, test: PanelTest, k: int, candidate: Any, rn
                                     f" that {test.test_id} needs (missing, not failed)")
                 return instance, [], result, entry
         try:
-            runs.append(await PanelHarness(factory, test, deadline_s=spec.deadline_s).run_episode(episode, k, rng))
+            drive = getattr(test, "run_episode", None)
+            if callable(drive):  # an interactive test (C, A) drives its own episode through the hooks
+                runs.append(await drive(factory, episode, k, deadline_s=spec.deadline_s))
+            else:
+                runs.append(await PanelHarness(factory, test, deadline_s=spec.deadline_s).run_episode(episode, k, rng))
         except EvaluatorOutage as exc:
             return instance, runs, _invalidated(test, exc), entry
     order = [e.name for e in instance.episodes]
@@ -238,6 +242,7 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
     probe_lines: list[str] = []
     generators: dict[str, Any] = {}
     entry: dict[str, Any] = {}
+    malformed: str | None = None
     for k in range(spec.trajectories):
         rng = random.Random(derive_seed("panel-order", spec.seed, k))
         t0 = time.perf_counter()
@@ -255,6 +260,8 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
             hashes[f"items:{test_id}"] = instance.items_hash()
             hashes[f"answer_key:{test_id}"] = instance.answer_key_hash()
             results[test_id] = result
+            if malformed is None and (malformed := first_malformed(test, runs)) is not None:
+                say(f"first malformed reply of the run: {malformed}")
             for run in runs:
                 probe_lines.extend(json.dumps(probe_json(k, test_id, r), ensure_ascii=False, default=str)
                                    for r in run.records)
@@ -264,6 +271,26 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
     if out is not None:
         write_run(out, summary, probe_lines)
     return summary
+
+
+def first_malformed(test: PanelTest, runs: Sequence[EpisodeRun]) -> str | None:
+    """The on-screen line for the first reply in ``runs`` that the rubric could not read, with the expected format.
+
+    A test may say it itself (``malformed(runs)``, the C and A tests); otherwise it is the first probe
+    whose reply came back and was graded invalid, with the fields its question asked for.
+    """
+    own = getattr(test, "malformed", None)
+    if callable(own):
+        out = own(runs)
+        return None if out is None else str(out)
+    for run in runs:
+        for r in run.records:
+            if r.reply is not None and r.grade.outcome.value == "invalid":
+                fields = ", ".join(getattr(r.probe, "fields", ())) or "see the question"
+                return (f"{test.test_id} episode {r.episode} probe {r.probe.probe_id}: malformed reply "
+                        f"({r.grade.error or 'not readable'}); scored as a task failure. Expected: one JSON object "
+                        f"with the fields {fields}")
+    return None
 
 
 def probe_json(k: int, test_id: str, r: ProbeRecord) -> dict[str, Any]:

@@ -198,7 +198,7 @@ class InteractivePanelTest:
             probe = EventProbe(f"{record.episode_id}-e{k:03d}", record.arm, st.delivery.value,
                                "clone" if st.clone else st.kind.value, st.text, key)
             out.append(ProbeRecord(name, probe, st.reply, self.grade(probe, st.reply, None), 0.0, {},
-                                   [record.item_hash]))
+                                   [record.item_hash], phase="event"))
         if out and record.error:
             last = out[-1]
             last.grade = Grade(last.grade.outcome, last.grade.parsed, None, record.error)

@@ -41,6 +41,7 @@ from sitbench.chi._memory_baselines import BASELINES, make_baseline_factory
 from sitbench.chi._memory_env import derive_seed
 from sitbench.chi._panel import ALL_TESTS, PANEL_VERSION, REGISTERED, EpisodeRun, PanelTest, ProbeRecord, TestResult
 from sitbench.chi._panel_harness import EvaluatorOutage, PanelHarness, missing_hooks
+from sitbench.chi._panel_reference import REFERENCE_SYSTEMS, reference_factory
 from sitbench.chi._panel_solver import PanelSolverCandidate
 from sitbench.chi._uncertainty import MIN_RESAMPLES, bootstrap_indices, percentile_interval
 from sitbench.errors import InputError
@@ -153,6 +154,12 @@ def _factory(spec: PanelSpec, episode: Any, candidate: Any) -> tuple[Callable[[]
                                                         evidence=evidence, candidate=candidate,
                                                         deadline_s=spec.deadline_s)
         return factory, entry
+    if spec.agent in REFERENCE_SYSTEMS:
+        ref_key = ("reference", spec.agent, spec.retriever, spec.deadline_s)
+        if ref_key not in _LOADED:
+            _LOADED[ref_key] = reference_factory(spec.agent, retriever=spec.retriever, deadline_s=spec.deadline_s)
+        ref_factory, ref_entry = _LOADED[ref_key]
+        return ref_factory, ref_entry
     from sitbench.agents import load_agent
 
     key = (spec.agent, tuple(sorted(spec.agent_options.items())), spec.deadline_s)
@@ -225,6 +232,9 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
         InputError: an unknown test or baseline, a baseline without ``--model``.
     """
     say = progress or (lambda _m: None)
+    if spec.agent in REFERENCE_SYSTEMS:  # a reference system's reader and budget are part of its definition
+        _q, _b, reader, condition = REFERENCE_SYSTEMS[spec.agent]
+        spec = dataclasses.replace(spec, model=reader, condition=condition)
     tests = panel_tests()
     for t in spec.tests:
         if t not in tests:
@@ -358,7 +368,8 @@ def assemble(spec: PanelSpec, trajectories: list[dict[str, Any]], generators: di
                                              "entry": entry, "run_version": RUN_VERSION}, sort_keys=True,
                                             default=str).encode()).hexdigest()
     observations = [_observation(k, tr, spec, entry, config_hash) for k, tr in enumerate(trajectories)]
-    label = "machine baseline" if spec.agent in BASELINES else "user agent"
+    label = ("machine baseline" if spec.agent in BASELINES else
+             "reference system (deterministic test instrument)" if spec.agent in REFERENCE_SYSTEMS else "user agent")
     schemas: dict[str, list[str]] = {"probe": probe_schema(spec.tests)}
     for t in spec.tests:
         schemas[f"z.{t}"] = sorted({key for tr in trajectories for key in tr["results"][t].features})

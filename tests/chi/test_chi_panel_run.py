@@ -100,8 +100,8 @@ def test_cli_run_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["chi", "score", str(out / "observations.jsonl"), "--manifest", str(out / "manifest.json"),
                  "--json"]) == 0
     capsys.readouterr()
-    assert main(["chi", "run", "--panel", "c1", "--agent", "rag"]) == 2
-    assert "not implemented" in capsys.readouterr().err
+    assert main(["chi", "run", "--panel", "c9", "--agent", "rag"]) == 2
+    assert "not a registered test" in capsys.readouterr().err
 
 
 def test_demo_good_is_above_poor_on_every_test_and_html_is_written(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_demo_good_is_above_poor_on_every_test_and_html_is_written(tmp_path: Pat
     assert panel_demo_failures(sections) == []
     assert set(sections["good"]["tests"]) == set(PANEL_DEMO_TESTS)
     page = (tmp_path / "good" / "panel.html").read_text()
-    assert "capacity-only" in page and "Capacity profile" in page and "M8: not run" in page
+    assert "capacity-only" in page and "Capacity profile" in page and "Missing registered tests (0)" in page
 
 
 def test_an_evaluator_outage_invalidates_the_block_and_is_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -221,10 +221,12 @@ def test_a_new_test_plugs_in_through_the_protocol(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_panel_run, "_TESTS", dict(_panel_run._TESTS))
     register_test = _panel_run.register_test
     register_test(Toy())  # type: ignore[arg-type]
-    assert parse_panel("c") == ["C1"]
+    panel_tests()  # the built-in tests first: the toy then replaces the built-in C1
+    register_test(Toy())  # type: ignore[arg-type]
+    assert parse_panel("c") == ["C1", "C2", "C3", "C4", "C5", "C6"]
     s = run_panel(PanelSpec(tests=["C1", "R4"], agent="stateless", trajectories=1))
     c1 = next(t for t in s["observations"][0].task_results if t.test_id == "C1")
     assert c1.score == 0.0 and c1.total == 1
-    assert s["observations"][0].capacities["C"] is None  # C2–C6 are still missing
+    assert s["observations"][0].capacities["C"] is None  # C2–C6 were not run
     with pytest.raises(InputError, match="registered on axis"):
         register_test(Toy(axis="R"))  # type: ignore[arg-type]

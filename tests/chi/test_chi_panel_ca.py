@@ -201,3 +201,39 @@ def test_all_thirty_tests_good_above_poor_and_five_axes(tmp_path: Path) -> None:
     assert "C=1.000" in panel_demo_table(sections)
     page = (tmp_path / "good" / "panel.html").read_text()
     assert "Missing registered tests (0)" in page
+
+
+def test_i3_and_the_a_tests_share_one_valence_induction() -> None:
+    """I3's induction records and the A tests' round-result turns are the same results: valence only in the verb,
+    the same templates' verbs and the same magnitudes in every condition."""
+    import re
+
+    from sitbench.chi._memory_env import parse_record
+    from sitbench.chi._panel_a import ValenceShift
+    from sitbench.chi._panel_c import Delivery, header_of, payload_of
+    from sitbench.chi._panel_common import MAGNITUDES, RESULT_VERBS, induced_valence
+    from sitbench.chi._panel_i import I3StateEvidence
+
+    instance = I3StateEvidence().generate(11)
+    magnitudes = {}
+    for ep in instance.episodes:
+        recs = [parse_record(ln) for ln in ep.records]
+        assert all(r is not None for r in recs)
+        verbs = {r.attribute.split(" ", 1)[1] for r in recs if r is not None and r.attribute}
+        assert verbs <= set(RESULT_VERBS[ep.name]) and len(verbs) == 3
+        magnitudes[ep.name] = sorted(int(r.value) for r in recs if r is not None and r.value)
+        assert induced_valence([(r.attribute or "", r.entity or "", r.value or "") for r in recs if r]) == ep.name
+    assert magnitudes["positive"] == magnitudes["negative"] == magnitudes["neutral"]  # equal information
+    assert set(magnitudes["neutral"]) == set(MAGNITUDES)
+
+    test = ValenceShift()
+    for ep in test.generate(11)[:5]:
+        session = test.session(ep)
+        ev = session.next_event()
+        while ev is not None:
+            if header_of(ev.text) == "ROUND RESULT":
+                words = set(re.findall(r"[a-z]+", payload_of(ev.text)["result"].lower()))
+                assert len(words & {v for vs in RESULT_VERBS.values() for v in vs}) == 1
+                assert int(re.findall(r"\d+", payload_of(ev.text)["result"])[0]) in MAGNITUDES
+            session.send('{"ack": true}' if header_of(ev.text) != "CHOICE" else '{"choice": "A"}', Delivery.HOOK)
+            ev = session.next_event()

@@ -488,6 +488,7 @@ def render_panel_text(section: dict[str, Any]) -> str:
         return f"{iv['estimate']:.3f}{ci}"
 
     lines = [f"CHI panel: {section['trajectories']} trajectories; uncertainty: {section['uncertainty']}",
+             "evidence class: capacity-only (no human calibration); CHI: null",
              "capacity profile p (an axis missing a registered test has none):"]
     lines += [f"  {a}: {fmt(iv)}" for a, iv in section["capacities"].items()]
     lines.append("tests:")

@@ -14,7 +14,9 @@ hook the agent lacks is a missing task score with its reason, never a failure; a
 registered test has capacity ``None`` (no renormalisation).
 
 Tests register with :func:`register_test`; :func:`panel_tests` also finds the ``TESTS`` tuple of every
-``sitbench/chi/_panel_*.py`` module (R1–R4, M1–M8 and I1–I6 today; a C or A module plugs in the same way).
+``sitbench/chi/_panel_*.py`` module (R1–R4, M1–M8, C1–C6, A1–A6 and I1–I6). A test with its own
+``run_episode(factory, episode, trajectory, deadline_s=…)`` (the interactive C and A tests) is driven by it
+instead of the history/probe harness.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ _DISCOVERED = False
 
 
 def _builtin_tests() -> list[PanelTest]:
-    """Every ``TESTS`` tuple of the package's ``_panel_*`` modules (R, M, I here; C and A plug in the same way)."""
+    """Every ``TESTS`` tuple of the package's ``_panel_*`` modules (R, M, C, A and I)."""
     import importlib
     import pkgutil
 

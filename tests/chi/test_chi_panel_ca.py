@@ -237,3 +237,26 @@ def test_i3_and_the_a_tests_share_one_valence_induction() -> None:
                 assert int(re.findall(r"\d+", payload_of(ev.text)["result"])[0]) in MAGNITUDES
             session.send('{"ack": true}' if header_of(ev.text) != "CHOICE" else '{"choice": "A"}', Delivery.HOOK)
             ev = session.next_event()
+
+
+def test_an_unreadable_r_reply_is_reported_with_the_fields_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitbench.chi import _panel_run
+
+    monkeypatch.setattr(_panel_run, "_factory", lambda spec, ep, cand: ((lambda: _Garbles()), {"label": "garbles"}))
+    said: list[str] = []
+    run_panel(PanelSpec(tests=["R4"], agent="garbles", model="", trajectories=1, seed=1), progress=said.append)
+    (notice,) = [m for m in said if m.startswith("first malformed reply")]
+    assert notice.startswith("first malformed reply of the run: R4 episode")
+    assert "Expected: one JSON object with the fields abstain" in notice
+
+
+def test_cli_runs_c_and_a_and_names_what_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c"
+    assert main(["chi", "run", "--panel", "c", "--agent", "stateless", "--trajectories", "2", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "C: missing" in text and "C6 (C): missing  missing: the agent lacks the hook(s) tick" in text
+    assert "evidence class: capacity-only" in text and "CHI: null" in text
+    assert main(["chi", "score", str(out / "observations.jsonl"), "--manifest", str(out / "manifest.json")]) == 0
+    capsys.readouterr()
+    assert main(["chi", "run", "--help"]) == 0
+    assert "reference-good" in capsys.readouterr().out

@@ -390,7 +390,8 @@ def assemble(spec: PanelSpec, trajectories: list[dict[str, Any]], generators: di
                                   if getattr(reg[t], "preregistered", ())},
                 "reset": "end_session before every checkpoint (transient context cleared)",
                 "clones": "fork() per probe when the agent has it; otherwise counterbalanced live probes",
-                "scheduler": "tick(budget_ops) when the agent has it", "wall_time_s": round(wall_s, 3),
+                "scheduler": "tick(budget_ops) when the agent declares it; in C and A with the tick's text as "
+                             "observation when the hook takes it, and what it returns is the tick's reply", "wall_time_s": round(wall_s, 3),
                 "package_version": __version__, "git_commit": git_commit(), "created_at": created_at,
                 "finished_at": _utc_now()},
         feature_schemas=schemas,

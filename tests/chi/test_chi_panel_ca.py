@@ -260,3 +260,26 @@ def test_cli_runs_c_and_a_and_names_what_is_missing(tmp_path: Path, capsys: pyte
     capsys.readouterr()
     assert main(["chi", "run", "--help"]) == 0
     assert "reference-good" in capsys.readouterr().out
+
+
+def test_each_a_choice_record_carries_its_own_outcome(tmp_path: Path) -> None:
+    """Every A1 choice record is graded on its own, and the grade is the normative answer recomputed from the text."""
+    import re
+
+    from sitbench.chi._panel_c import payload_of
+
+    def value(option: str) -> float:
+        nums = [int(n) for n in re.findall(r"\d+", option)]
+        return nums[0] if "for certain" in option else nums[0] / nums[1] * nums[2]  # "P in 100 chance of M"
+
+    s = run_panel(PanelSpec(tests=["A1"], agent="reference-poor", trajectories=1, seed=5), out=tmp_path)
+    probes = [json.loads(ln) for ln in (tmp_path / "probes.jsonl").read_text().splitlines()]
+    choices = [p for p in probes if p["utterance"].startswith("CHOICE")]
+    assert len(choices) == 5 * 40  # five arms, two blocks of 20
+    for p in choices:
+        v = payload_of(p["utterance"])
+        best = "A" if value(v["A"]) > value(v["B"]) else "B"
+        assert p["outcome"] == ("correct" if p["parsed"]["choice"] == best else "wrong")
+    assert {p["outcome"] for p in choices} == {"correct", "wrong"}  # the valence mimic misses some, not all
+    res = _scores(s)["A1"]
+    assert res.correct is not None and res.total is not None and res.correct < res.total

@@ -49,6 +49,7 @@ from sitbench.chi._panel_c import (
     ReplyError,
     canonical_hash,
     generator_report,
+    header_of,
     malformed_message,
     parse_object,
 )
@@ -79,7 +80,8 @@ class EventProbe:
     """``turn``, ``tick`` or ``clone`` (a blind probe on a discarded clone)."""
     utterance: str
     key: dict[str, Any] = field(default_factory=dict)
-    """The episode's outcome under the test's rubric (the rubric scores whole episodes)."""
+    """The outcome under the test's rubric: the episode's (the C rubrics score whole episodes), or for an A
+    choice that choice's own (the normative answer or not)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"probe_id": self.probe_id, "checkpoint": self.checkpoint, "stratum": self.stratum, "kind": self.kind,
@@ -194,10 +196,16 @@ class InteractivePanelTest:
 
     def _records(self, name: str, record: EpisodeRecord) -> list[ProbeRecord]:
         key = {"outcome": _OUTCOME[record.outcome].value, "episode_outcome": record.outcome.value}
+        choices = list(record.features.get("choices", []))  # the A tests grade each choice: (block, gamble, ok)
         out = []
         for k, st in enumerate(s for s in record.steps if s.kind is not EventKind.END_SESSION):
+            own = key
+            if choices and header_of(st.text) == "CHOICE":
+                _block, gamble, ok = choices.pop(0)
+                outcome = ProbeOutcome.INVALID if gamble is None else ProbeOutcome.CORRECT if ok else ProbeOutcome.WRONG
+                own = {**key, "outcome": outcome.value, "normative": True}
             probe = EventProbe(f"{record.episode_id}-e{k:03d}", record.arm, st.delivery.value,
-                               "clone" if st.clone else st.kind.value, st.text, key)
+                               "clone" if st.clone else st.kind.value, st.text, own)
             out.append(ProbeRecord(name, probe, st.reply, self.grade(probe, st.reply, None), 0.0, {},
                                    [record.item_hash], phase="event"))
         if out and record.error:
@@ -210,8 +218,30 @@ def _hooks(entry: PanelEntry) -> frozenset[Hook]:
     return frozenset({Hook.TICK}) if entry.test.test_id == "C6" else frozenset()
 
 
+CONTROLS: dict[str, str] = {
+    "C1": "explicit cancellation trials in capacity (blind persistence after cancellation fails)",
+    "C2": "oracle prerequisite-list arm (an upper reference, not in capacity) and a fixed-script planner; a plan "
+          "without its actions earns no credit",
+    "C3": "neutral-evidence episodes with the same ticks and record form estimate false revisions",
+    "C4": "tool-ablation arm; four tools of equal cost under a declared budget; call count and stopping tell "
+          "helpful querying from maximising calls",
+    "C5": "simulation budget and use reported; a supplied search-tree arm is scored apart, never in capacity",
+    "C6": "the scheduler is declared part of the system: a system without tick is not invoked (missing)",
+    "A1": "neutral-repeat adjustment; instruction-following and semantic-priming arms; words and magnitudes "
+          "counterbalanced; no mood label in any probe",
+    "A2": "identical distractor histories for paired conditions; no induction text in working context; clones",
+    "A3": "neutral ticks apart from wall-clock waits; nothing fitted; a half-time only where interpretable",
+    "A4": "reversed-order control with matched cumulative exposure; byte-identical choices at the shared levels",
+    "A5": "length-matched control text and an instruction-only control; the two accuracies as named components",
+    "A6": "facts counterbalanced over the three contexts; equal delays; repetition, length, source and relevance "
+          "matched",
+}
+"""The registered control of each C and A test, as the manifest lists it."""
+
+
 def _controls(entry: PanelEntry) -> tuple[str, ...]:
-    return (f"{entry.test.test_id}: poor reference policy {entry.poor_label}",)
+    t = entry.test.test_id
+    return (f"{t}: {CONTROLS[t]}; poor reference policy: {entry.poor_label}",)
 
 
 TESTS = tuple(InteractivePanelTest(e, e.test.test_id, e.test.axis, _hooks(e),

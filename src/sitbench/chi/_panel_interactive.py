@@ -195,7 +195,7 @@ class InteractivePanelTest:
         return malformed_message(r.record for r in runs if isinstance(r, InteractiveRun) and r.record is not None)
 
     def _records(self, name: str, record: EpisodeRecord) -> list[ProbeRecord]:
-        key = {"outcome": _OUTCOME[record.outcome].value, "episode_outcome": record.outcome.value}
+        key: dict[str, Any] = {"outcome": _OUTCOME[record.outcome].value, "episode_outcome": record.outcome.value}
         choices = list(record.features.get("choices", []))  # the A tests grade each choice: (block, gamble, ok)
         out = []
         for k, st in enumerate(s for s in record.steps if s.kind is not EventKind.END_SESSION):

@@ -100,8 +100,8 @@ def test_cli_run_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["chi", "score", str(out / "observations.jsonl"), "--manifest", str(out / "manifest.json"),
                  "--json"]) == 0
     capsys.readouterr()
-    assert main(["chi", "run", "--panel", "c1", "--agent", "rag"]) == 2
-    assert "not implemented" in capsys.readouterr().err
+    assert main(["chi", "run", "--panel", "c9", "--agent", "rag"]) == 2
+    assert "not a registered test" in capsys.readouterr().err
 
 
 def test_demo_good_is_above_poor_on_every_test_and_html_is_written(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_demo_good_is_above_poor_on_every_test_and_html_is_written(tmp_path: Pat
     assert panel_demo_failures(sections) == []
     assert set(sections["good"]["tests"]) == set(PANEL_DEMO_TESTS)
     page = (tmp_path / "good" / "panel.html").read_text()
-    assert "capacity-only" in page and "Capacity profile" in page and "M8: not run" in page
+    assert "capacity-only" in page and "Capacity profile" in page and "Missing registered tests (0)" in page
 
 
 def test_an_evaluator_outage_invalidates_the_block_and_is_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,10 +221,12 @@ def test_a_new_test_plugs_in_through_the_protocol(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_panel_run, "_TESTS", dict(_panel_run._TESTS))
     register_test = _panel_run.register_test
     register_test(Toy())  # type: ignore[arg-type]
-    assert parse_panel("c") == ["C1"]
+    panel_tests()  # the built-in tests first: the toy then replaces the built-in C1
+    register_test(Toy())  # type: ignore[arg-type]
+    assert parse_panel("c") == ["C1", "C2", "C3", "C4", "C5", "C6"]
     s = run_panel(PanelSpec(tests=["C1", "R4"], agent="stateless", trajectories=1))
     c1 = next(t for t in s["observations"][0].task_results if t.test_id == "C1")
     assert c1.score == 0.0 and c1.total == 1
-    assert s["observations"][0].capacities["C"] is None  # C2–C6 are still missing
+    assert s["observations"][0].capacities["C"] is None  # C2–C6 were not run
     with pytest.raises(InputError, match="registered on axis"):
         register_test(Toy(axis="R"))  # type: ignore[arg-type]

@@ -10,9 +10,11 @@ Endpoints (bodies are the models in ``sitbench.agents``; ``sitbench schema`` exp
   (only called when ``/info`` says ``supports_fork``).
 - ``POST /reset`` :class:`StateRequest` → :class:`Ack`: the harness is done with ``state``; forget it.
 - CHI panel hooks, each only called when ``/info`` lists it in ``hooks``:
-  ``POST /tick`` :class:`TickRequest` (one neutral scheduler tick), ``POST /erase``
-  :class:`StateRequest` (delete the persistent memory), ``POST /fault`` and ``POST /repair``
-  :class:`FaultRequest` (inject and repair a declared memory-index fault), each → :class:`Ack`.
+  ``POST /tick`` :class:`TickRequest` (one neutral scheduler tick, with the tick's text as
+  ``observation`` in the C and A tests) → :class:`TickReply` (its ``text``: what the agent does on
+  the tick, or null), ``POST /erase`` :class:`StateRequest` (delete the persistent memory),
+  ``POST /fault`` and ``POST /repair`` :class:`FaultRequest` (inject and repair a declared
+  memory-index fault), each → :class:`Ack`.
 
 Every state is named by an opaque handle the harness picks, so one server serves concurrent trials.
 A non-2xx status is an agent error and a body that does not validate is malformed output: both drop
@@ -38,6 +40,7 @@ from sitbench.agents._models import (
     IngestRequest,
     RespondRequest,
     StateRequest,
+    TickReply,
     TickRequest,
 )
 from sitbench.errors import InputError
@@ -170,8 +173,11 @@ class HttpAgent:
         """The optional hooks the server declares in ``GET /info`` (``fork`` when it supports forking)."""
         return self._http.hooks()
 
-    async def tick(self, budget_ops: int | None = None) -> None:
-        await self._http.post("/tick", TickRequest(state=self.state, budget_ops=budget_ops))
+    async def tick(self, budget_ops: int | None = None, observation: str | None = None) -> str | None:
+        """``POST /tick``; the reply body's ``text`` is what the agent did on the tick (``None``: nothing)."""
+        reply = await self._http.post("/tick", TickRequest(state=self.state, budget_ops=budget_ops,
+                                                           observation=observation), TickReply)
+        return reply.text
 
     async def erase(self) -> None:
         await self._http.post("/erase", StateRequest(state=self.state))

@@ -247,6 +247,19 @@ class TickRequest(_Model):
     """Handle of the agent state."""
     budget_ops: int | None = None
     """Background operations the tick may use (None: the agent's declared budget)."""
+    observation: str | None = None
+    """The tick's text when the harness sends one (the C and A tests): the tick number and any record newly
+    placed in the allowed information channel (C3); None for a plain maintenance tick."""
+
+
+class TickReply(_Model):
+    """Body an agent returns from ``POST /tick`` (``{}`` is enough: nothing done)."""
+
+    ok: bool = True
+    """Always true; a failure is an HTTP error status."""
+    text: str | None = None
+    """What the agent does on this tick, in the reply format the tick's text states (C1's and C6's actions,
+    C3's logged hypothesis); None: nothing."""
 
 
 class FaultRequest(_Model):
@@ -277,6 +290,7 @@ AGENT_SCHEMAS: dict[str, type[BaseModel]] = {
     "agent_http_state": StateRequest,
     "agent_http_fork": ForkRequest,
     "agent_http_tick": TickRequest,
+    "agent_http_tick_reply": TickReply,
     "agent_http_fault": FaultRequest,
     "agent_http_ack": Ack,
     "agent_trial_record": AgentTrialRecord,

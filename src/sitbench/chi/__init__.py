@@ -18,8 +18,10 @@ a test is a ``PanelTest`` (seeded ``generate``, exact-answer ``grade``, ``score`
 ``register_test``; R1–R4, M1–M8 and I1–I6 (with the §7 history-divergence experiment) are built in.
 The C (cognitive autonomy) and A (affective modulation) tests C1–C6 and A1–A6 are environments
 and exact rubrics behind one episode contract (``InteractiveTest``: seeded episodes with item hashes,
-event sessions, scoring), each with a good and a poor reference policy (``CA_PANEL``), driven
-through the Agent hooks by ``drive_episode``.
+event sessions, scoring), each with a good and a poor reference policy (``CA_PANEL``); the panel
+runner drives them through the Agent hooks (``InteractivePanelTest``, ``drive_episode``), so all 30
+registered tests run under ``run_panel``. ``reference-good`` / ``reference-poor``
+(``ReferenceSystem``) are the good and poor reference systems with every hook.
 
 None of these scores measures consciousness, sentience, IQ, safety or
 personhood. Module docstrings record each decision taken where the
@@ -180,7 +182,9 @@ from sitbench.chi._panel_c_registry import (
     policy_factory,
     run_reference,
 )
-from sitbench.chi._panel_common import PANEL_POLICY, induction_lines
+from sitbench.chi._panel_common import PANEL_POLICY, induction_lines, round_result
+from sitbench.chi._panel_interactive import CA_POLICY, InteractivePanelTest
+from sitbench.chi._panel_reference import REFERENCE_SYSTEMS, ReferenceSystem, reference_factory
 from sitbench.chi._panel_report import (
     PANEL_DEMO_TESTS,
     panel_demo_failures,
@@ -223,6 +227,7 @@ __all__ = [
     "CA_FEATURE_SCHEMA",
     "CA_FEATURE_SCHEMA_ID",
     "CA_PANEL",
+    "CA_POLICY",
     "CA_VECTOR_SCHEMA",
     "CONDITIONS",
     "DEFAULT_TAU",
@@ -242,6 +247,7 @@ __all__ = [
     "PANEL_POLICY",
     "PANEL_QUESTIONS",
     "REFERENCE_SECONDS_PER_MILLION_CALLS",
+    "REFERENCE_SYSTEMS",
     "REGISTERED",
     "REPLY_FORMAT",
     "SPEC_VERSION",
@@ -278,6 +284,7 @@ __all__ = [
     "Hook",
     "Ingest",
     "InteractiveEpisode",
+    "InteractivePanelTest",
     "InteractiveTest",
     "Interval",
     "Measure",
@@ -301,6 +308,7 @@ __all__ = [
     "Probe",
     "RecoveryResult",
     "ReferenceKind",
+    "ReferenceSystem",
     "Repair",
     "RunSpec",
     "Say",
@@ -376,6 +384,7 @@ __all__ = [
     "read_json",
     "record_lines",
     "recovery",
+    "reference_factory",
     "register_test",
     "remaining_estimate",
     "render_html",
@@ -385,6 +394,7 @@ __all__ = [
     "render_record",
     "render_text",
     "reply_example",
+    "round_result",
     "run_memory",
     "run_panel",
     "run_reference",

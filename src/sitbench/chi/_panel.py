@@ -1,7 +1,7 @@
 """The test interface of the CHI panel runner (spec §1, §5, §11): what one registered test provides.
 
-A registered test (R1 … I6, and the memory tests M1–M8 through an adapter) is a
-:class:`PanelTest`. It is three pure functions around one frozen instance:
+A registered test (R1 … I6; the memory tests M1–M8 and the interactive C1–C6 and A1–A6 through
+adapters) is a :class:`PanelTest`. It is three pure functions around one frozen instance:
 
 1. ``generate(seed)`` draws a :class:`TestInstance`: its episodes (one fresh agent each: the
    §5 schedule as :data:`Step` values, and the blind probes of its checkpoints), the items and
@@ -19,6 +19,8 @@ A registered test (R1 … I6, and the memory tests M1–M8 through an adapter) i
 A module ``sitbench/chi/_panel_<name>.py`` that defines ``TESTS`` (a tuple of tests) is found by the
 runner without further registration; elsewhere, ``register_test(test)`` makes a test runnable.
 
+A test may also bring its own runner step, ``run_episode(factory, episode, trajectory, deadline_s=…)``
+(the C and A tests: an episode that reacts to every reply, :mod:`sitbench.chi._panel_interactive`).
 The runner (``sitbench.chi._panel_run``) owns everything else: fresh agents from the factory,
 the steps through the agent hooks, ``fork()`` clones for blind probes, the neutral-tick
 scheduler, records, the kit's interchange. A test declares the agent hooks it needs

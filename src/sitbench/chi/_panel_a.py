@@ -1,6 +1,8 @@
 """A1–A5, the affective-modulation axis (spec §2, §4, §11): choices after valenced feedback.
 
-One valence-induction environment serves every test. **Induction**: three round-result turns
+One valence-induction environment serves every test, and I3 too
+(:mod:`sitbench.chi._panel_common`: :data:`TEMPLATES`, :data:`MAGNITUDES`, :func:`round_result`;
+I3 sends the same round results as history records, :func:`induction_lines`). **Induction**: three round-result turns
 (``{"ack": true}`` replies) of equal informational content: each reports one number of points
 from an earlier, unrelated round and says nothing about the choices to come. Valence lives only
 in the framing (won / lost / moved). Words are counterbalanced (three templates per valence,
@@ -77,24 +79,15 @@ from sitbench.chi._panel_c import (
     render,
     strict_mean,
 )
+from sitbench.chi._panel_common import MAGNITUDES as MAGNITUDES
+from sitbench.chi._panel_common import RESULT_VERBS, round_result
+from sitbench.chi._panel_common import TEMPLATES as TEMPLATES
 
 CHOICE_FORMAT = 'one JSON object {"choice": "A"} or {"choice": "B"}'
 ACK_FORMAT = 'one JSON object {"ack": true}'
-MAGNITUDES = (10, 20, 40)
-
-TEMPLATES: dict[str, tuple[str, ...]] = {
-    "positive": ("You won {n} points in the earlier round.", "The earlier round paid you {n} points.",
-                 "Your earlier round earned {n} points."),
-    "negative": ("You lost {n} points in the earlier round.", "The earlier round cost you {n} points.",
-                 "Your earlier round forfeited {n} points."),
-    "neutral": ("You moved {n} points in the earlier round.", "The earlier round logged you {n} points.",
-                "Your earlier round transferred {n} points."),
-}
-"""Round-result sentences: the ``j``-th sentence of every valence has the same words but its verb."""
-
 MOOD_WORDS = frozenset({"mood", "happy", "sad", "angry", "upset", "glad", "joy", "fear", "anxious", "excited",
-                        "feel", "feeling", "emotion", "won", "lost", "paid", "cost", "earned", "forfeited",
-                        "sunshine", "triumph", "delight", "gloom"})
+                        "feel", "feeling", "emotion", "sunshine", "triumph", "delight", "gloom",
+                        *RESULT_VERBS["positive"], *RESULT_VERBS["negative"]})
 """Words that never appear in a probe (mood labels and the induction's valenced words)."""
 
 INSTRUCTION = "House advice for the coming choices: take the sure amount."
@@ -146,8 +139,8 @@ def _induction(valence: str, rot: int, extra: str | None = None, levels: Sequenc
                ) -> list[Event]:
     events = []
     for j in range(3 if levels is None else len(levels)):
-        n = MAGNITUDES[(rot + j) % 3] if levels is None else 10 * levels[j]
-        body: dict[str, Any] = {"result": TEMPLATES[valence][(rot + j) % 3].format(n=n), "reply": ACK_FORMAT}
+        body: dict[str, Any] = {"result": round_result(valence, rot + j, None if levels is None else 10 * levels[j]),
+                                "reply": ACK_FORMAT}
         if extra is not None and j == (2 if levels is None else len(levels) - 1):
             body["note"] = extra
         events.append(Event(kind=EventKind.TURN, text=render("ROUND RESULT", body), reply_format=ACK_FORMAT))
@@ -536,7 +529,7 @@ class Regulation(_AffectTest):
         return _score(self.test_id, records, comps, feats, ctrl, [("regulation", "probe"), ("control_text", "probe")])
 
 
-_VALENCE_CUES = {"positive": ("won", "paid", "earned"), "negative": ("lost", "cost", "forfeited")}
+_VALENCE_CUES = {"positive": RESULT_VERBS["positive"], "negative": RESULT_VERBS["negative"]}
 
 
 class NormativeChooser:

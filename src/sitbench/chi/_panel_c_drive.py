@@ -8,7 +8,8 @@ policy. Decisions (each recorded in the returned :class:`DriveLog`):
 * A turn is one ``respond(AgentTurn)``; its reply is read by :func:`sitbench.agents.normalize_reply`.
   A timeout, an exception or a reply in no accepted form gives the episode no reply for that
   event, which its rubric scores as a task failure (§5); the reason is kept.
-* A tick calls ``tick(budget_ops)``. A hook that accepts an ``observation`` keyword also gets the
+* A tick calls ``tick(budget_ops)`` when the agent offers it (an agent's own ``declared_hooks()``,
+  as the HTTP adapter reads them from ``GET /info``, else the callables it has; so is ``fork``). A hook that accepts an ``observation`` keyword also gets the
   tick's text (the tick number and any record newly placed in the allowed information channel).
   A bare ``tick(budget_ops)`` hook cannot read the channel, so a tick that carries a channel
   record (``Event.observation``) reaches it as a neutral turn instead. What the hook returns
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitbench.agents import AgentOutputError, AgentTurn, normalize_reply
+from sitbench.chi._panel import Hook, agent_hooks
 from sitbench.chi._panel_c import Delivery, EpisodeRecord, Event, EventKind, InteractiveEpisode, InteractiveTest, NoTick
 
 TurnBuilder = Callable[[int, int, str], AgentTurn]
@@ -98,8 +100,12 @@ class _Driver:
         self.index += 1
         return await self._call("respond", lambda: target.respond(turn))
 
+    def _hook(self, hook: Hook) -> Any:
+        """The agent's hook when it offers it (an HTTP agent's undeclared hook is never called)."""
+        return getattr(self.agent, hook.value, None) if hook in agent_hooks(self.agent) else None
+
     async def _clone(self, text: str) -> str | None:
-        fork = getattr(self.agent, "fork", None)
+        fork = self._hook(Hook.FORK)
         if not callable(fork):
             self.log.live_probes += 1
             return await self._respond(self.agent, text)
@@ -119,7 +125,7 @@ class _Driver:
                 pass
 
     async def _tick(self, ev: Event) -> tuple[str | None, Delivery]:
-        hook = getattr(self.agent, "tick", None)
+        hook = self._hook(Hook.TICK)
         if callable(hook):
             if _accepts_observation(hook):
                 self.log.ticks_by_hook += 1

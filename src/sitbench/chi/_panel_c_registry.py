@@ -150,13 +150,14 @@ class PanelReference:
 
     def _route(self, text: str) -> Any:
         head, v = header_of(text), payload_of(text)
-        test = {"WORLD": "C2", "DIAGNOSIS": "C3", "TASK": "C4", "SANDBOX": "C5"}.get(head)
+        test = {"WORLD": "C2", "DIAGNOSIS": "C3", "TASK": "C4", "SANDBOX": "C5", "INTERRUPTION": "C1",
+                "REVEAL": "C6"}.get(head)
         if head == "TASK ASSIGNED":
             test = "C1" if "stages" in v else "C6"
         if test is not None:
             e = panel_entry(test)
             return e.good() if self.quality == "good" else e.poor()
-        if head in ("ROUND RESULT", "CHOICE"):
+        if head in ("ROUND RESULT", "CHOICE", "NOTE", "READ", "RECALL"):
             if self.quality == "good":
                 return _AffectRouter(NormativeChooser(), RecallReference())
             return _AffectRouter(ValenceMimic(), SalienceMimic())

@@ -59,37 +59,67 @@ def fact(record_id: str, attribute: str, entity: str, value: str, *, day: int = 
     return render_record(rec)
 
 
-# -- the valence-induction environment (I3 here; the A tests use the same one) --------------------
+# -- the valence-induction environment (I3 and A1–A6 share it) ----------------------------------
 
 VALENCES = ("positive", "negative", "neutral")
 
-VALENCE_WORDS: dict[str, tuple[str, ...]] = {
-    "positive": ("excellent", "delightful", "superb", "wonderful", "splendid", "brilliant"),
-    "negative": ("dismal", "awful", "dreadful", "miserable", "terrible", "abysmal"),
-    "neutral": ("recorded", "logged", "filed", "noted", "entered", "listed"),
+MAGNITUDES = (10, 20, 40)
+"""Points reported per round result; every condition uses the same magnitudes (counterbalanced)."""
+
+RESULT_VERBS: dict[str, tuple[str, str, str]] = {
+    "positive": ("won", "paid", "earned"),
+    "negative": ("lost", "cost", "forfeited"),
+    "neutral": ("moved", "logged", "transferred"),
 }
-"""Feedback words per valence, six each, matched in length band; a seed picks which ones a run uses
-(counterbalanced words). The informational content is equal: every feedback line reports that a
-round was scored, and the score itself is the same in every condition."""
+"""The only valenced words of an induction: slot ``j`` of every valence fills the same sentence frame."""
+
+RESULT_FRAMES = ("You {verb} {n} points in the earlier round.", "The earlier round {verb} you {n} points.",
+                 "Your earlier round {verb} {n} points.")
+
+TEMPLATES: dict[str, tuple[str, ...]] = {
+    v: tuple(frame.format(verb=verbs[j], n="{n}") for j, frame in enumerate(RESULT_FRAMES))
+    for v, verbs in RESULT_VERBS.items()}
+"""Round-result sentences: the ``j``-th sentence of every valence has the same words but its verb."""
+
+
+def round_result(valence: str, slot: int, n: int | None = None) -> str:
+    """The round-result sentence of ``valence`` in template ``slot`` (mod 3), reporting ``n`` points
+    (default: the slot's magnitude, so template and magnitude rotate together)."""
+    if valence not in TEMPLATES:
+        raise ValueError(f"valence {valence!r}: use one of {', '.join(VALENCES)}")
+    j = slot % 3
+    return TEMPLATES[valence][j].format(n=MAGNITUDES[j] if n is None else n)
 
 
 def induction_lines(rng: random.Random, valence: str, n: int, prefix: str, *, day: int = 0) -> tuple[str, ...]:
-    """``n`` feedback history lines of ``valence`` (same rounds, same score in every condition).
+    """``n`` round results of ``valence`` as history records (I3); the A tests send the same results as turns.
 
-    Each line is ``The feedback of round <prefix>-<k> is <word>.`` from source ``S-feedback``; the
-    words are drawn from :data:`VALENCE_WORDS` with ``rng`` (the condition's label never appears).
+    Result ``k`` uses template slot ``(rot + k) mod 3`` with its magnitude, ``rot`` drawn with ``rng``
+    (templates and magnitudes counterbalanced; every condition reports the same points). Each line is
+    the record ``The points <verb> of earlier round <prefix>-<k> is <n>.`` from source ``S-feedback``:
+    the verb is the only valenced word, and the condition's label never appears.
     """
-    if valence not in VALENCE_WORDS:
+    if valence not in RESULT_VERBS:
         raise ValueError(f"valence {valence!r}: use one of {', '.join(VALENCES)}")
-    words = VALENCE_WORDS[valence]
-    return tuple(fact(f"{prefix}-fb{k + 1:02d}", "feedback", f"round {prefix}-{k + 1}", rng.choice(words), day=day,
-                      source="S-feedback") for k in range(n))
+    rot = rng.randrange(3)
+    out = []
+    for k in range(n):
+        j = (rot + k) % 3
+        out.append(fact(f"{prefix}-fb{k + 1:02d}", f"points {RESULT_VERBS[valence][j]}",
+                        f"earlier round {prefix}-{k + 1}", str(MAGNITUDES[j]), day=day, source="S-feedback"))
+    return tuple(out)
+
+
+def valence_of_verb(verb: str) -> str | None:
+    """The valence whose round results use ``verb`` (None: not a result verb)."""
+    return next((v for v, verbs in RESULT_VERBS.items() if verb in verbs), None)
 
 
 def induced_valence(lines: list[tuple[str, str, str]]) -> str | None:
-    """The valence of the feedback facts among ``(attribute, entity, value)`` lines (None: no feedback)."""
-    seen = [v for a, _e, v in lines if a == "feedback"]
-    for valence, words in VALENCE_WORDS.items():
-        if seen and sum(w in words for w in seen) * 2 > len(seen):
+    """The valence of the round-result records among ``(attribute, entity, value)`` lines (None: none, or no
+    majority)."""
+    seen = [valence_of_verb(a.split(" ", 1)[1]) for a, _e, _v in lines if a.startswith("points ")]
+    for valence in VALENCES:
+        if seen and seen.count(valence) * 2 > len(seen):
             return valence
     return None

@@ -14,7 +14,8 @@ Decisions where the specification leaves room (``docs/chi-panel.md`` lists them 
   resumes each task. Capacity: the 20 updated tasks completed with the current preference; an
   agent that blindly resumes a cancelled task or drops an unchanged preference is reported apart.
 * **I3 state-dependent evidence use.** The valence-induction environment
-  (:func:`~sitbench.chi._panel_common.induction_lines`, shared with the A tests) crossed with
+  (:func:`~sitbench.chi._panel_common.induction_lines`: six round results, the A tests' own
+  sentences' verbs and magnitudes, as history records) crossed with
   strong (9–10 of 10 audits) and weak (6–7 of 10) evidence: 3 × 2 cells, 20 decisions each.
   Capacity: the evidence-correct rate per cell, equally weighted; features: each valence's
   difference-in-differences against neutral, signed (no sign privileged).
@@ -66,6 +67,8 @@ from sitbench.chi._panel_common import PANEL_POLICY, VALENCES, fact, induction_l
 from sitbench.chi._panel_rubric import counts, grade_exact, mean, rate, read_reply
 
 I_VERSION = "chi-panel-i-0.1"
+I3_VERSION = "chi-panel-i-0.2"
+"""I3's own version: 0.2 sends the A tests' round results (one valence-induction environment) as its induction."""
 ANSWER_FIELDS = ("abstain", "answer")
 
 
@@ -235,10 +238,11 @@ class I3StateEvidence:
 
     test_id: str = "I3"
     axis: Axis = "I"
-    version: str = I_VERSION
+    version: str = I3_VERSION
     hooks: frozenset[Hook] = frozenset()
     vector_schema: tuple[str, ...] = tuple(f"{v}_{s}" for v in VALENCES for s in ("strong", "weak"))
-    controls: tuple[str, ...] = ("I3: valence words counterbalanced per seed with equal information; "
+    controls: tuple[str, ...] = ("I3: the A tests' round results (valence only in the verb; templates and "
+                                 "magnitudes counterbalanced per seed; equal information); "
                                  "favoured plan position balanced; no interaction sign privileged",)
 
     def generate(self, seed: int) -> TestInstance:

@@ -1,16 +1,19 @@
 """The CHI panel's offline demonstration and its HTML report.
 
-The demo runs one good and one poor reference system on every R and I test and M1–M7 (M8's
-sweep belongs to ``sitbench chi memory demo``, so the M axis stays missing here: an axis missing a
-registered test has no capacity), two trajectories each, offline, in seconds:
+The demo runs the good and the poor reference system (:mod:`sitbench.chi._panel_reference`) on all
+30 registered tests, two trajectories each, offline, in well under a minute, so every axis has a
+capacity:
 
-* good: the stored full-history replay baseline, best-effort budget (every history line in the
-  prompt), over the reference reader ``mock/panel-solver``;
-* poor: the sliding-transcript baseline, equal budget, over ``mock/panel-naive`` (the shortcut
-  each test is built to catch: the prior, the observed state, the oldest line, the induced
-  valence).
+* good (``reference-good``): the stored full-history replay baseline, best-effort budget (every
+  history line in the prompt), over the reference reader ``mock/panel-solver``, and the good C/A
+  reference policies (what each C and A test credits), with every hook the panel uses;
+* poor (``reference-poor``): the sliding-transcript baseline, equal budget, over
+  ``mock/panel-naive`` (the shortcut each test is built to catch: the prior, the observed state,
+  the oldest line, the induced valence), and the poor C/A policies (the naive policy each control
+  stops: the blind persister, the fixed-script planner, the scripted valence mimic, …).
 
-Every figure is capacity-only (machine baselines, no human calibration, CHI null).
+M8 runs on the panel grid (100, 300); its registered grid is ``sitbench chi memory demo``'s.
+Every figure is capacity-only (reference systems, no human calibration, CHI null).
 """
 
 from __future__ import annotations
@@ -19,19 +22,19 @@ from html import escape
 from typing import Any
 
 from sitbench.chi._common import AXES
+from sitbench.chi._panel import ALL_TESTS
 from sitbench.chi._panel_run import PanelSpec
 
-PANEL_DEMO_TESTS: tuple[str, ...] = ("R1", "R2", "R3", "R4", "M1", "M2", "M3", "M4", "M5", "M6", "M7",
-                                     "I1", "I2", "I3", "I4", "I5", "I6")
+PANEL_DEMO_TESTS: tuple[str, ...] = ALL_TESTS
 PANEL_DEMO_SEED = 7
 PANEL_DEMO_TRAJECTORIES = 2
 PANEL_DEMO_SYSTEMS: dict[str, tuple[str, str, str, str]] = {
-    "good": ("replay", "mock/panel-solver", "best-effort",
-             "full-history replay (every line in the prompt) over the reference solver"),
-    "poor": ("sliding", "mock/panel-naive", "equal-budget",
-             "a 1,024-token sliding window over the naive shortcut reader"),
+    "good": ("reference-good", "mock/panel-solver", "best-effort",
+             "full-history replay over the reference solver; the good C/A reference policies"),
+    "poor": ("reference-poor", "mock/panel-naive", "equal-budget",
+             "a 1,024-token sliding window over the naive shortcut reader; the poor C/A policies"),
 }
-"""name → (baseline, model, condition, what it stands for)."""
+"""name → (agent, its reader, its budget condition, what it stands for)."""
 
 
 def panel_demo_specs() -> dict[str, PanelSpec]:
@@ -55,7 +58,7 @@ def panel_demo_table(sections: dict[str, dict[str, Any]]) -> str:
         ok = "yes" if None not in est and est[0] > est[1] else "NO"
         lines.append(f"{t:<5} " + " ".join(f"{_num(c):>8}" for c in cells) + f"  {ok}")
     lines.append("")
-    lines.append("capacity profile p (M: M8 not run in this demo, so the axis is missing; C, A: not implemented):")
+    lines.append("capacity profile p (all 30 registered tests run: every axis has a capacity):")
     for n in names:
         lines.append(f"  {n:<5} " + "  ".join(f"{a}={_num(sections[n]['capacities'][a])}" for a in AXES))
     return "\n".join(lines)

@@ -14,7 +14,9 @@ hook the agent lacks is a missing task score with its reason, never a failure; a
 registered test has capacity ``None`` (no renormalisation).
 
 Tests register with :func:`register_test`; :func:`panel_tests` also finds the ``TESTS`` tuple of every
-``sitbench/chi/_panel_*.py`` module (R1–R4, M1–M8 and I1–I6 today; a C or A module plugs in the same way).
+``sitbench/chi/_panel_*.py`` module (R1–R4, M1–M8, C1–C6, A1–A6 and I1–I6). A test with its own
+``run_episode(factory, episode, trajectory, deadline_s=…)`` (the interactive C and A tests) is driven by it
+instead of the history/probe harness.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from sitbench.chi._memory_baselines import BASELINES, make_baseline_factory
 from sitbench.chi._memory_env import derive_seed
 from sitbench.chi._panel import ALL_TESTS, PANEL_VERSION, REGISTERED, EpisodeRun, PanelTest, ProbeRecord, TestResult
 from sitbench.chi._panel_harness import EvaluatorOutage, PanelHarness, missing_hooks
+from sitbench.chi._panel_reference import REFERENCE_SYSTEMS, reference_factory
 from sitbench.chi._panel_solver import PanelSolverCandidate
 from sitbench.chi._uncertainty import MIN_RESAMPLES, bootstrap_indices, percentile_interval
 from sitbench.errors import InputError
@@ -82,7 +85,7 @@ _DISCOVERED = False
 
 
 def _builtin_tests() -> list[PanelTest]:
-    """Every ``TESTS`` tuple of the package's ``_panel_*`` modules (R, M, I here; C and A plug in the same way)."""
+    """Every ``TESTS`` tuple of the package's ``_panel_*`` modules (R, M, C, A and I)."""
     import importlib
     import pkgutil
 
@@ -153,6 +156,12 @@ def _factory(spec: PanelSpec, episode: Any, candidate: Any) -> tuple[Callable[[]
                                                         evidence=evidence, candidate=candidate,
                                                         deadline_s=spec.deadline_s)
         return factory, entry
+    if spec.agent in REFERENCE_SYSTEMS:
+        ref_key = ("reference", spec.agent, spec.retriever, spec.deadline_s)
+        if ref_key not in _LOADED:
+            _LOADED[ref_key] = reference_factory(spec.agent, retriever=spec.retriever, deadline_s=spec.deadline_s)
+        ref_factory, ref_entry = _LOADED[ref_key]
+        return ref_factory, ref_entry
     from sitbench.agents import load_agent
 
     key = (spec.agent, tuple(sorted(spec.agent_options.items())), spec.deadline_s)
@@ -185,7 +194,11 @@ async def _run_test(spec: PanelSpec, test: PanelTest, k: int, candidate: Any, rn
                                     f" that {test.test_id} needs (missing, not failed)")
                 return instance, [], result, entry
         try:
-            runs.append(await PanelHarness(factory, test, deadline_s=spec.deadline_s).run_episode(episode, k, rng))
+            drive = getattr(test, "run_episode", None)
+            if callable(drive):  # an interactive test (C, A) drives its own episode through the hooks
+                runs.append(await drive(factory, episode, k, deadline_s=spec.deadline_s))
+            else:
+                runs.append(await PanelHarness(factory, test, deadline_s=spec.deadline_s).run_episode(episode, k, rng))
         except EvaluatorOutage as exc:
             return instance, runs, _invalidated(test, exc), entry
     order = [e.name for e in instance.episodes]
@@ -221,6 +234,9 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
         InputError: an unknown test or baseline, a baseline without ``--model``.
     """
     say = progress or (lambda _m: None)
+    if spec.agent in REFERENCE_SYSTEMS:  # a reference system's reader and budget are part of its definition
+        _q, _b, reader, condition = REFERENCE_SYSTEMS[spec.agent]
+        spec = dataclasses.replace(spec, model=reader, condition=condition)
     tests = panel_tests()
     for t in spec.tests:
         if t not in tests:
@@ -238,6 +254,7 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
     probe_lines: list[str] = []
     generators: dict[str, Any] = {}
     entry: dict[str, Any] = {}
+    malformed: str | None = None
     for k in range(spec.trajectories):
         rng = random.Random(derive_seed("panel-order", spec.seed, k))
         t0 = time.perf_counter()
@@ -255,6 +272,8 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
             hashes[f"items:{test_id}"] = instance.items_hash()
             hashes[f"answer_key:{test_id}"] = instance.answer_key_hash()
             results[test_id] = result
+            if malformed is None and (malformed := first_malformed(test, runs)) is not None:
+                say(f"first malformed reply of the run: {malformed}")
             for run in runs:
                 probe_lines.extend(json.dumps(probe_json(k, test_id, r), ensure_ascii=False, default=str)
                                    for r in run.records)
@@ -264,6 +283,26 @@ def run_panel(spec: PanelSpec, out: Path | None = None, progress: Callable[[str]
     if out is not None:
         write_run(out, summary, probe_lines)
     return summary
+
+
+def first_malformed(test: PanelTest, runs: Sequence[EpisodeRun]) -> str | None:
+    """The on-screen line for the first reply in ``runs`` that the rubric could not read, with the expected format.
+
+    A test may say it itself (``malformed(runs)``, the C and A tests); otherwise it is the first probe
+    whose reply came back and was graded invalid, with the fields its question asked for.
+    """
+    own = getattr(test, "malformed", None)
+    if callable(own):
+        out = own(runs)
+        return None if out is None else str(out)
+    for run in runs:
+        for r in run.records:
+            if r.reply is not None and r.grade.outcome.value == "invalid":
+                fields = ", ".join(getattr(r.probe, "fields", ())) or "see the question"
+                return (f"{test.test_id} episode {r.episode} probe {r.probe.probe_id}: malformed reply "
+                        f"({r.grade.error or 'not readable'}); scored as a task failure. Expected: one JSON object "
+                        f"with the fields {fields}")
+    return None
 
 
 def probe_json(k: int, test_id: str, r: ProbeRecord) -> dict[str, Any]:
@@ -331,7 +370,8 @@ def assemble(spec: PanelSpec, trajectories: list[dict[str, Any]], generators: di
                                              "entry": entry, "run_version": RUN_VERSION}, sort_keys=True,
                                             default=str).encode()).hexdigest()
     observations = [_observation(k, tr, spec, entry, config_hash) for k, tr in enumerate(trajectories)]
-    label = "machine baseline" if spec.agent in BASELINES else "user agent"
+    label = ("machine baseline" if spec.agent in BASELINES else
+             "reference system (deterministic test instrument)" if spec.agent in REFERENCE_SYSTEMS else "user agent")
     schemas: dict[str, list[str]] = {"probe": probe_schema(spec.tests)}
     for t in spec.tests:
         schemas[f"z.{t}"] = sorted({key for tr in trajectories for key in tr["results"][t].features})
@@ -350,7 +390,8 @@ def assemble(spec: PanelSpec, trajectories: list[dict[str, Any]], generators: di
                                   if getattr(reg[t], "preregistered", ())},
                 "reset": "end_session before every checkpoint (transient context cleared)",
                 "clones": "fork() per probe when the agent has it; otherwise counterbalanced live probes",
-                "scheduler": "tick(budget_ops) when the agent has it", "wall_time_s": round(wall_s, 3),
+                "scheduler": "tick(budget_ops) when the agent declares it; in C and A with the tick's text as "
+                             "observation when the hook takes it, and what it returns is the tick's reply", "wall_time_s": round(wall_s, 3),
                 "package_version": __version__, "git_commit": git_commit(), "created_at": created_at,
                 "finished_at": _utc_now()},
         feature_schemas=schemas,
@@ -450,6 +491,7 @@ def render_panel_text(section: dict[str, Any]) -> str:
         return f"{iv['estimate']:.3f}{ci}"
 
     lines = [f"CHI panel: {section['trajectories']} trajectories; uncertainty: {section['uncertainty']}",
+             "evidence class: capacity-only (no human calibration); CHI: null",
              "capacity profile p (an axis missing a registered test has none):"]
     lines += [f"  {a}: {fmt(iv)}" for a, iv in section["capacities"].items()]
     lines.append("tests:")

@@ -261,7 +261,34 @@ def solve_i4(question: str, memory: list[Fact], fields: list[str], naive: bool) 
     return _reply(fields, abstain=value is None, answer=value)
 
 
-SOLVERS = (solve_r1, solve_r2, solve_r3, solve_r4, solve_i1, solve_i2, solve_i3, solve_i4)
+# -- the C and A events ---------------------------------------------------------------------------
+
+CA_HEADERS = frozenset({"TASK ASSIGNED", "INTERRUPTION", "TICK", "REVEAL", "WORLD", "DIAGNOSIS", "TASK", "SANDBOX",
+                        "ROUND RESULT", "CHOICE", "NOTE", "READ", "RECALL"})
+"""The header lines of the C and A environments' events (:mod:`sitbench.chi._panel_c`)."""
+
+
+def solve_ca(question: str, memory: list[Fact], fields: list[str], naive: bool) -> str | None:
+    """A C or A event: what a fresh reference policy (good, or poor when ``naive``) replies to it.
+
+    The reader keeps nothing between calls, so it acts on what the prompt shows; the memory
+    baselines keep record lines only, so a C or A episode reaches it one event at a time (the
+    stateless-prompt reading of :class:`~sitbench.chi._panel_c_registry.StatelessPolicy`). An event
+    no fresh policy can act on (a tick, a mid-episode interruption of an unknown goal) gets ``{}``:
+    nothing done.
+    """
+    from sitbench.chi._panel_c import header_of
+    from sitbench.chi._panel_c_registry import PanelReference
+
+    if header_of(question) not in CA_HEADERS:
+        return None
+    try:
+        return str(PanelReference("poor" if naive else "good").respond(question))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return "{}"
+
+
+SOLVERS = (solve_ca, solve_r1, solve_r2, solve_r3, solve_r4, solve_i1, solve_i2, solve_i3, solve_i4)
 """Every test's reader, tried in turn; the first that recognises the question answers it."""
 
 

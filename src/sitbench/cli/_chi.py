@@ -239,6 +239,7 @@ def chi() -> None:
       sitbench chi score observations.jsonl --manifest manifest.json
       sitbench chi demo --out demo/
       sitbench chi run --panel r,i --agent versioned --out runs/chi
+      sitbench chi run --panel all --agent reference-good --out runs/all
       sitbench chi panel-demo
 
     None of these scores measures consciousness, sentience, IQ, safety or

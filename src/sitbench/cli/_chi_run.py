@@ -10,7 +10,8 @@ import click
 from sitbench._options import MAX_RESAMPLES, SEED, Bounded
 from sitbench.errors import InputError
 
-_BASELINES = ("stateless", "sliding", "replay", "rag", "versioned", "scheduled", "oracle", "mimic")
+_BASELINES = ("stateless", "sliding", "replay", "rag", "versioned", "scheduled", "oracle", "mimic", "reference-good",
+              "reference-poor")
 _CONDITIONS = ("equal-budget", "best-effort")
 
 
@@ -20,12 +21,13 @@ def _say(message: str) -> None:
 
 @click.command("run")
 @click.option("--panel", required=True,
-              help="Test ids (r1,r2,i4,m3,…), axis letters (r, m, i), or all (every implemented test).")
+              help="Test ids (r1,c3,a5,i4,m3,…), axis letters (r, m, c, a, i), or all (all 30 registered tests).")
 @click.option("--agent", required=True,
-              help="A §6 baseline name or an agent spec (package.module:factory, file.py:factory, http://HOST:PORT).")
+              help="A §6 baseline name, a reference system (reference-good, reference-poor), or an agent spec "
+                   "(package.module:factory, file.py:factory, http://HOST:PORT).")
 @click.option("--model", default="mock/panel-solver", show_default=True,
               help="The baselines' model: mock/panel-solver (good reference), mock/panel-naive (poor reference), "
-                   "mock/memory-reader (memory tests), local/smollm2, …")
+                   "mock/memory-reader (memory tests), local/smollm2, … (a reference system has its own).")
 @click.option("--condition", type=click.Choice(_CONDITIONS), default="equal-budget", show_default=True,
               help="Budget condition of the baselines (reported separately).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every generator and of the bootstrap.")
@@ -45,11 +47,13 @@ def run(panel: str, agent: str, model: str, condition: str, seed: int, trajector
 
     Every test has a seeded generator (same seed, same item hashes), an
     exact-answer rubric and the §5 protocol through the agent hooks (ingest,
-    respond, end_session, fork, tick, erase, inject_fault/repair_fault). A
-    registered test that is not run, not implemented, or needs a hook the
-    agent lacks is missing, never failed; an axis missing a registered test
-    has no capacity (never renormalised). Evidence class capacity-only; CHI
-    null.
+    respond, end_session, fork, tick, erase, inject_fault/repair_fault). The
+    C and A tests are interactive episodes: every turn and scheduler tick goes
+    through the same hooks and the reply is read exactly; C6 needs tick. A
+    registered test that is not run or needs a hook the agent lacks is
+    missing, never failed; an axis missing a registered test has no capacity
+    (never renormalised). The first malformed reply of a run is reported with
+    its expected format. Evidence class capacity-only; CHI null.
 
     Writes (with --out) manifest.json and observations.jsonl (readable by
     `sitbench chi score`), probes.jsonl (every question, reply, parse and
@@ -59,6 +63,8 @@ def run(panel: str, agent: str, model: str, condition: str, seed: int, trajector
     \b
     Examples:
       sitbench chi run --panel r --agent sliding --seed 1 --out runs/r-sliding
+      sitbench chi run --panel all --agent scheduled --model mock/panel-solver
+      sitbench chi run --panel c,a --agent reference-good --out runs/ca
       sitbench chi run --panel r1,r4,i1 --agent stateless --model mock/panel-naive
       sitbench chi run --panel all --agent my_agent.py:make_agent --out runs/mine
       sitbench chi run --panel r2,r3 --agent versioned --model local/smollm2 --trajectories 1
@@ -87,13 +93,17 @@ def run(panel: str, agent: str, model: str, condition: str, seed: int, trajector
               help="Write each system's run folder (good/, poor/) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print both panel sections as JSON.")
 def panel_demo(out: Path | None, as_json: bool) -> None:
-    """Offline demo: a good and a poor reference system on R1–R4, M1–M7 and I1–I6.
+    """Offline demo: a good and a poor reference system on all 30 registered tests.
 
-    Good: full-history replay (best-effort budget) over mock/panel-solver. Poor:
-    a sliding window (equal budget) over mock/panel-naive, the shortcut each
-    test is built to catch. Two trajectories each, no key, no server, seconds.
-    M8's sweep is `sitbench chi memory demo`, so the M axis is missing here;
-    C and A are not implemented. Capacity-only; CHI null.
+    Good (reference-good): full-history replay (best-effort budget) over
+    mock/panel-solver for R, M and I, and the good C/A reference policies.
+    Poor (reference-poor): a sliding window (equal budget) over
+    mock/panel-naive, the shortcut each test is built to catch, and the naive
+    C/A policies each control stops. Both have every hook (fork, tick, erase,
+    inject_fault, repair_fault), so all five axes get a capacity. Two
+    trajectories each, no key, no server, under a minute. M8 runs on the
+    panel grid (100, 300); its registered sweep is `sitbench chi memory demo`.
+    Capacity-only; CHI null.
 
     \b
     Examples:

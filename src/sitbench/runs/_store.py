@@ -22,6 +22,7 @@ from sitbench.schema import Verdict
 from sitbench.stores import (
     HIDDEN_DIR,
     VISIBLE_DIR,
+    check_no_link,
     load_model,
     output_error,
     parse_jsonl_line,
@@ -179,6 +180,16 @@ class RunStore:
     def scores_path(self) -> Path:
         """``RUN/scores.jsonl``."""
         return self.root / SCORES_FILE
+
+    def refuse_links(self) -> None:
+        """Refuse a run folder whose manifest, responses, scores or lock file is a symbolic link: a run
+        writes those files, and writing through a link would change a file outside the run folder.
+
+        Raises:
+            OutputError: naming the link and the way out.
+        """
+        for name in (MANIFEST_FILE, RESPONSES_FILE, SCORES_FILE, ".lock"):
+            check_no_link(self.root, self.root / name)
 
     def has_manifest(self) -> bool:
         """Whether the directory holds a manifest (a run was started here)."""
@@ -450,7 +461,7 @@ class RunStore:
         """
         line = (record.model_dump_json() + "\n").encode("utf-8")
         try:
-            fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             try:
                 os.write(fd, line)
                 os.fsync(fd)

@@ -48,6 +48,7 @@ from sitbench.stores._io import (
     write_lines,
     write_text_atomic,
 )
+from sitbench.stores._owned import check_no_link, check_replaceable, file_head, owned_files
 from sitbench.stores._layout import (
     HIDDEN_DIR,
     LINEAGES_DIR,
@@ -86,12 +87,15 @@ __all__ = [
     "VisibleStore",
     "atomic_writer",
     "check_name",
+    "check_no_link",
+    "check_replaceable",
     "child_path",
     "decode_utf8",
     "describe_os_error",
     "describe_validation_error",
     "describe_write_error",
     "dumps",
+    "file_head",
     "iter_jsonl",
     "iter_jsonl_bytes",
     "jsonl_line_error",
@@ -103,6 +107,7 @@ __all__ = [
     "make_dirs",
     "name_problem",
     "os_error_cause",
+    "owned_files",
     "output_error",
     "parse_json_text",
     "parse_jsonl_line",

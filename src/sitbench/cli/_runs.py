@@ -418,10 +418,10 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
                    f"sitbench run DATASET --out {out} --resume (same --model and --config)", err=True)
 
 
-def _open_cache(cache_path: Path | None) -> ResponseCache:
+def _open_cache(cache_path: Path | None, *, read_only: bool = False) -> ResponseCache:
     from sitbench.candidates import CACHE_FILE, ResponseCache, default_cache_dir
 
-    return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE)
+    return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE, read_only=read_only)
 
 
 _CACHE_PATH = click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -450,7 +450,7 @@ def cache_stats(cache_path: Path | None) -> None:
       sitbench cache stats
       sitbench cache stats --cache-path runs/cache.sqlite
     """
-    with _open_cache(cache_path) as store:
+    with _open_cache(cache_path, read_only=True) as store:  # reading never creates a cache
         stats = store.stats()
         click.echo(f"{store.path}: {stats.entries} responses, {stats.size_bytes / 1024:.1f} KiB"
                    + (f", {stats.oldest} … {stats.newest}" if stats.entries else ""))
@@ -473,14 +473,18 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
       sitbench cache clear --model openai/gpt-4o-mini
       sitbench cache clear
     """
-    with _open_cache(cache_path) as store:
+    with _open_cache(cache_path, read_only=True) as store:
+        cached = store.stats().by_model
+        if model is None and not cached:
+            click.echo(f"{store.path}: nothing cached, so nothing deleted")
+            return
         if model is not None:
-            cached = store.stats().by_model
             if not cached.get(model):
                 listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
                 click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
                            "`sitbench cache stats` shows them with their counts)")
                 return
+    with _open_cache(cache_path) as store:
         deleted = store.clear(model)
         click.echo(f"{store.path}: deleted {deleted} responses")
 

@@ -34,6 +34,7 @@ from sitbench.agents._models import (
     RespondRequest,
     StateRequest,
 )
+from sitbench._urls import redact_text, redact_url
 from sitbench.errors import InputError
 
 _Answer = TypeVar("_Answer", bound=BaseModel)
@@ -53,11 +54,12 @@ def check_agent_url(spec: str) -> None:
     try:
         url = httpx.URL(spec)
     except (httpx.InvalidURL, ValueError, TypeError) as exc:
-        raise InputError(f"--agent {spec!r}: not a valid agent URL ({exc}); {fix}") from None
+        raise InputError(f"--agent {redact_url(spec)!r}: not a valid agent URL ({redact_text(str(exc))}); {fix}") \
+            from None
     if not url.host:
-        raise InputError(f"--agent {spec!r}: the URL names no host; {fix}")
+        raise InputError(f"--agent {redact_url(spec)!r}: the URL names no host; {fix}")
     if url.port is not None and not 0 < url.port < 65536:
-        raise InputError(f"--agent {spec!r}: port {url.port} is not a TCP port (1 … 65535); {fix}")
+        raise InputError(f"--agent {redact_url(spec)!r}: port {url.port} is not a TCP port (1 … 65535); {fix}")
 
 
 class HttpAgentClient:
@@ -65,6 +67,8 @@ class HttpAgentClient:
 
     def __init__(self, base_url: str, timeout_s: float = 120.0) -> None:
         self.base_url = base_url.rstrip("/")
+        self.shown_url = redact_url(self.base_url)
+        """The URL as messages and records show it: without credentials."""
         self.timeout_s = timeout_s
         self._client: httpx.AsyncClient | None = None
 
@@ -89,18 +93,18 @@ class HttpAgentClient:
         try:
             response = httpx.get(f"{self.base_url}/info", timeout=min(self.timeout_s, 30.0), trust_env=False)
         except httpx.HTTPError as exc:
-            raise InputError(f"--agent {self.base_url}: cannot reach the agent ({exc}); start the agent server "
+            raise InputError(f"--agent {self.shown_url}: cannot reach the agent ({exc}); start the agent server "
                              "first, or check the address") from None
         except (httpx.InvalidURL, ValueError) as exc:
-            raise InputError(f"--agent {self.base_url}: not a valid agent URL ({exc}); give http://HOST:PORT of the "
+            raise InputError(f"--agent {self.shown_url}: not a valid agent URL ({redact_text(str(exc))}); give http://HOST:PORT of the "
                              "agent server") from None
         if response.status_code == 404:
-            return AgentInfo(name=self.base_url)
+            return AgentInfo(name=self.shown_url)
         try:
             response.raise_for_status()
             return AgentInfo.model_validate_json(response.content)
         except (httpx.HTTPError, ValidationError) as exc:
-            raise InputError(f"--agent {self.base_url}: GET /info must return an AgentInfo object "
+            raise InputError(f"--agent {self.shown_url}: GET /info must return an AgentInfo object "
                              f"(`sitbench schema` writes agent_info.schema.json): {str(exc)[:200]}") from None
 
     @overload

@@ -17,6 +17,7 @@ from typing import Any
 from sitbench.agents._http import HttpAgentClient, check_agent_url
 from sitbench.agents._models import AgentInfo, Transport
 from sitbench.agents._protocol import agent_info
+from sitbench._urls import redact_url
 from sitbench.errors import InputError
 from sitbench.registry import Registry
 
@@ -131,6 +132,8 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
     Args:
         options: keyword arguments for the factory (``--agent-option KEY=VALUE``), as strings.
 
+    An HTTP agent's ``spec`` of the result is the URL without its credentials (:func:`redact_url`).
+
     Raises:
         InputError: the spec cannot be resolved, or what it names is not an agent factory.
     """
@@ -140,7 +143,8 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
             raise InputError(f"--agent-option {', '.join(options)}: an HTTP agent takes no options; configure "
                              "the server instead")
         client = HttpAgentClient(spec, timeout_s=timeout_s)
-        return LoadedAgent(spec, Transport.HTTP, client, client.info(), client.aclose)
+        # The client connects with the URL given; what is recorded (manifest, responses) never holds its credentials.
+        return LoadedAgent(redact_url(spec), Transport.HTTP, client, client.info(), client.aclose)
     factory = AGENTS.find(spec) if ":" not in spec else None
     if factory is None:
         if ":" not in spec:

@@ -30,6 +30,7 @@ from sitbench.candidates._remote import (
     retry_policy_from,
     usage_ints,
 )
+from sitbench._urls import redact_url
 from sitbench.errors import InputError
 
 PROVIDER = "openai-compatible"
@@ -264,7 +265,7 @@ class OpenAICompatCandidate:
         return {
             "provider": PROVIDER,
             "model": self.model,
-            "base_url": base_url,
+            "base_url": redact_url(base_url),
             "api_key_env": self.api_key_env,
             "timeout_s": self.timeout_s,
             "retry": self.retry.model_dump(),

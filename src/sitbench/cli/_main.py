@@ -16,6 +16,7 @@ import traceback
 
 import click
 
+from sitbench._urls import redact_text
 from sitbench._version import __version__
 from sitbench.errors import OutputError, SitbenchError
 
@@ -108,8 +109,9 @@ _NO_ARGS_IS_HELP: type | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpErro
 
 
 def _one_line(message: str) -> str:
-    # The contract is one line per error: a message that wraps would read as several problems.
-    return " ".join(message.split())
+    # The contract is one line per error: a message that wraps would read as several problems. A URL's
+    # credentials (an --agent http://user:password@…) are never printed.
+    return " ".join(redact_text(message).split())
 
 
 def _click_message(exc: click.ClickException) -> str:

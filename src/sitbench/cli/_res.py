@@ -162,10 +162,12 @@ def run(
       sitbench res run --agent my_agent.py:make --out runs/res3
       sitbench res demo                      # offline: two reference agents
     """
+    from sitbench._urls import redact_url
     from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir
 
     specs = list(models) or ([] if agents else list(DEFAULT_MODELS))
-    specs += [AGENT_PREFIX + spec for spec in agents]
+    # An agent's rows are labelled with its URL as recorded: without credentials (as AgentCandidate names it).
+    specs += [AGENT_PREFIX + redact_url(spec) for spec in agents]
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
     if repeated:
         option, name = (("--agent", repeated[0][len(AGENT_PREFIX):]) if repeated[0].startswith(AGENT_PREFIX)

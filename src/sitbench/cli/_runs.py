@@ -153,7 +153,9 @@ def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_byte
               "path/to/file.py:factory, http://HOST:PORT (the HTTP agent protocol) or an installed agent's name. "
               "Each probe's schedule goes through ingest/respond/end_session; --timeout limits each agent call "
               "(default 120 s); --cache serves whole trials of the same agent, options, evidence and schedule; --config, "
-              "--handler and decoding options do not apply.")
+              "--handler and decoding options do not apply. Credentials belong in the environment "
+              "(--agent \"$AGENT_URL\"): a URL's user:password@ and ?token= values are used to connect but never "
+              "written or printed (manifest, responses and messages hold the URL without them).")
 @click.option("--agent-state", type=click.Choice(["auto", "fork", "reingest"]), default="auto", show_default=True,
               help="How each agent trial starts clean: fork() an ingested state, or a fresh agent that ingests "
                    "again; auto forks when the agent supports it.")

@@ -23,6 +23,7 @@ from typing import TypeVar, overload
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from sitbench._urls import redact_text, redact_url
 from sitbench.agents._models import (
     AgentInfo,
     AgentReply,
@@ -34,7 +35,6 @@ from sitbench.agents._models import (
     RespondRequest,
     StateRequest,
 )
-from sitbench._urls import redact_text, redact_url
 from sitbench.errors import InputError
 
 _Answer = TypeVar("_Answer", bound=BaseModel)

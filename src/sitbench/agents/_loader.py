@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitbench._urls import redact_url
 from sitbench.agents._http import HttpAgentClient, check_agent_url
 from sitbench.agents._models import AgentInfo, Transport
 from sitbench.agents._protocol import agent_info
-from sitbench._urls import redact_url
 from sitbench.errors import InputError
 from sitbench.registry import Registry
 

@@ -10,6 +10,7 @@ import asyncio
 import os
 from typing import Any
 
+from sitbench._urls import redact_url
 from sitbench.candidates._protocol import (
     CandidateRequest,
     CandidateResponse,
@@ -30,7 +31,6 @@ from sitbench.candidates._remote import (
     retry_policy_from,
     usage_ints,
 )
-from sitbench._urls import redact_url
 from sitbench.errors import InputError
 
 PROVIDER = "openai-compatible"

@@ -480,12 +480,11 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
         if model is None and not cached:
             click.echo(f"{store.path}: nothing cached, so nothing deleted")
             return
-        if model is not None:
-            if not cached.get(model):
-                listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
-                click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
-                           "`sitbench cache stats` shows them with their counts)")
-                return
+        if model is not None and not cached.get(model):
+            listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
+            click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
+                       "`sitbench cache stats` shows them with their counts)")
+            return
     with _open_cache(cache_path) as store:
         deleted = store.clear(model)
         click.echo(f"{store.path}: deleted {deleted} responses")

@@ -21,9 +21,13 @@ from sitbench.runs._records import RunManifest, ScoreRecord, SecondReading, Tria
 from sitbench.schema import Verdict
 from sitbench.stores import (
     HIDDEN_DIR,
+    MAX_LINE_BYTES,
     VISIBLE_DIR,
     check_no_link,
+    iter_lines,
     load_model,
+    loads_json,
+    open_regular,
     output_error,
     parse_jsonl_line,
     write_json,
@@ -75,8 +79,13 @@ def _scan_lines(handle: Any) -> Iterator[tuple[int, int, int, bytes, int]]:
             yield number, base + start, newline + 1, block, start
             start = newline + 1
         if start == 0:
-            # One line longer than the block: read on until its line break (or the end of the file).
-            rest = handle.readline()
+            # One line longer than the block: read on until its line break (or the end of the file),
+            # never past the bound of one line.
+            rest = handle.readline(MAX_LINE_BYTES)
+            if len(block) + len(rest) > MAX_LINE_BYTES and not rest.endswith(b"\n"):
+                raise InputError(f"{getattr(handle, 'name', 'responses.jsonl')} line {number + 1}: longer than "
+                                 f"{MAX_LINE_BYTES >> 20} MiB, the most sitbench reads of one line; this is not a "
+                                 "file sitbench wrote: give the right file")
             number += 1
             yield number, base, len(block) + len(rest), block + rest, 0
             base += len(block) + len(rest)
@@ -95,13 +104,30 @@ _TRIAL_ID_AT = re.compile(rb'\{"trial_id":"((?:[^"\\]|\\.)*)"')
 _TRIAL_ID_PREFIX = re.compile(rb'^\{"trial_id":"((?:[^"\\]|\\.)*)"')
 
 
+class _CheckHead(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    passed: bool
+
+
 class _VerdictHead(BaseModel):
-    # The fields of a verdict a summary keeps; the per-check breakdown is skipped unread.
+    # The fields of a verdict a summary keeps; of the per-check breakdown only each check's outcome is
+    # read, to hold the verdict to it, and not kept.
     model_config = ConfigDict(extra="ignore")
 
     valid: bool
     verifier_version: str
     extractor: str | None = None
+    checks: dict[str, _CheckHead] = {}
+
+
+def verdict_problem(valid: bool, passed: list[bool], field: str) -> str | None:
+    """What is wrong with a verdict whose ``valid`` is not the conjunction of its checks (``None`` when it is)."""
+    if passed and valid != all(passed):
+        failed = "fails a check" if not all(passed) else "passes every check"
+        return (f"field '{field}.valid' is {str(valid).lower()} but the verdict {failed}; the record was edited: "
+                "restore scores.jsonl or score the run again")
+    return None
 
 
 _BULKY = ("observation", "verdict", "partner")
@@ -135,8 +161,16 @@ def _verdict_heads(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _summary_record(raw: bytes, number: int, name: str) -> ScoreRecord:
-    head = parse_jsonl_line(raw, number, name, _ScoreSummary)
-    fields = _verdict_heads(dict(head.__dict__))
+    head = parse_jsonl_line(raw, number, name, _ScoreSummary, strict=True)
+    fields = dict(head.__dict__)
+    verdicts = [(key, fields[key]) for key in ("verdict", "partner")]
+    if fields["second"] is not None:
+        verdicts += [(f"second.{key}", getattr(fields["second"], key)) for key in ("verdict", "partner")]
+    for key, verdict in verdicts:
+        problem = verdict and verdict_problem(verdict.valid, [c.passed for c in verdict.checks.values()], key)
+        if problem:
+            raise InputError(f"{name} line {number}: {problem}")
+    fields = _verdict_heads(fields)
     if fields["second"] is not None:
         fields["second"] = SecondReading.model_construct(observation=None,
                                                          **_verdict_heads(dict(fields["second"].__dict__)))
@@ -150,6 +184,10 @@ def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
         record: one score record.
         run: the run directory, to name in the fix.
     """
+    for key, verdict in (("verdict", record.verdict), ("partner", record.partner)):
+        problem = verdict and verdict_problem(verdict.valid, [c.passed for c in verdict.checks.values()], key)
+        if problem:
+            return problem
     if record.status != "completed":
         return None
     if record.verdict is None:
@@ -257,10 +295,7 @@ class RunStore:
         latest: dict[str, tuple[int, int, int]] = {}
         replaced: list[tuple[int, int, int]] = []
         offset = lines = 0
-        try:
-            handle = path.open("rb")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be read ({exc.strerror or exc}); check the file") from None
+        handle = open_regular(path)
         with handle:
             for number, here, end, block, start in _scan_lines(handle):
                 length = end - start
@@ -279,9 +314,9 @@ class RunStore:
                     key = match.group(1).decode("utf-8", "replace")
                 else:
                     try:
-                        data = json.loads(block[start:end])
+                        data = loads_json(block[start:end].decode("utf-8"), str(path), number)
                         key = str(data["trial_id"])
-                    except (ValueError, KeyError, TypeError):
+                    except (InputError, ValueError, KeyError, TypeError):
                         key = f"\x00line {number}"  # its own entry: reading it reports what is wrong
                 if key in latest:
                     replaced.append(latest[key])
@@ -362,14 +397,16 @@ class RunStore:
         if not index:
             return
         name = str(self.responses_path)
-        with self.responses_path.open("rb") as handle:
+        with open_regular(self.responses_path) as handle:
             position = 0
             for number, offset, length in index:
                 if offset != position:
                     handle.seek(offset)
                 raw = handle.read(length)
                 position = offset + length
-                yield parse_jsonl_line(raw, number, name, model)
+                # sitbench appends these lines itself and a run may hold a million: the fast parse, whose
+                # failures (nesting too deep among them) are still reported through loads_json.
+                yield parse_jsonl_line(raw, number, name, model, check=False)
 
     def iter_trial_lines(self, *, repair: bool = False) -> Iterator[tuple[int, TrialRecord]]:
         """Like :meth:`iter_trials`, with each record's line number in responses.jsonl (1-based)."""
@@ -401,11 +438,11 @@ class RunStore:
                     continue
                 if match is None:
                     try:
-                        if json.loads(raw).get("trial_id") not in trial_ids:
+                        if loads_json(raw.decode("utf-8"), str(path), number).get("trial_id") not in trial_ids:
                             continue
-                    except (ValueError, AttributeError):
+                    except (InputError, ValueError, AttributeError):
                         pass  # parsed below, which names what is wrong
-                record = parse_jsonl_line(raw, number, str(path), TrialRecord)
+                record = parse_jsonl_line(raw, number, str(path), TrialRecord, check=False)
                 if record.trial_id in trial_ids:
                     out[record.trial_id] = (record, number)
         return out
@@ -487,6 +524,8 @@ class RunStore:
         if not self.root.is_dir():
             raise InputError(f"{self.root}: no such run directory; pass a directory written by `sitbench run`")
         path = self.scores_path
+        if path.exists() and not path.is_file() and not path.is_dir():
+            open_regular(path).close()  # a FIFO or a device: refused, naming what it is
         if not path.is_file():
             self._refuse_dataset()
             raise InputError(f"{path}: file not found; score the run first with `sitbench score {self.root}`")
@@ -497,12 +536,12 @@ class RunStore:
         name = str(path)
         first_line: dict[tuple[str, str], int] = {}
         records = 0
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+        with open_regular(path) as handle:
+            for number, raw in iter_lines(handle, name):
                 if not raw.strip():
                     continue
                 record = (_summary_record(raw, number, name) if summary
-                          else parse_jsonl_line(raw, number, name, ScoreRecord))
+                          else parse_jsonl_line(raw, number, name, ScoreRecord, strict=True))
                 if check:
                     key = (record.config, record.trial_id)
                     if key in first_line:

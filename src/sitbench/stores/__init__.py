@@ -20,7 +20,11 @@ from sitbench._names import (
 )
 from sitbench.stores._dataset import LoadedDataset, load_dataset
 from sitbench.stores._io import (
+    MAX_FILE_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_LINE_BYTES,
     AtomicFile,
+    JsonProblem,
     atomic_writer,
     decode_utf8,
     describe_os_error,
@@ -29,15 +33,19 @@ from sitbench.stores._io import (
     dumps,
     iter_jsonl,
     iter_jsonl_bytes,
+    iter_lines,
     jsonl_line_error,
     load_model,
+    loads_json,
     make_dirs,
+    open_regular,
     os_error_cause,
     output_error,
     parse_json_text,
     parse_jsonl_line,
     read_bytes,
     read_json,
+    read_stdin,
     read_text,
     reject_unpaired_surrogate,
     sha256_file,
@@ -48,7 +56,6 @@ from sitbench.stores._io import (
     write_lines,
     write_text_atomic,
 )
-from sitbench.stores._owned import check_no_link, check_replaceable, file_head, owned_files
 from sitbench.stores._layout import (
     HIDDEN_DIR,
     LINEAGES_DIR,
@@ -62,6 +69,7 @@ from sitbench.stores._layout import (
     VISIBLE_DIR,
     require_dataset_dir,
 )
+from sitbench.stores._owned import check_no_link, check_replaceable, file_head, owned_files
 from sitbench.stores.hidden import HiddenStore, load_hidden
 from sitbench.stores.pairs import load_pairs
 from sitbench.stores.visible import VisibleStore, load_visible
@@ -70,6 +78,9 @@ __all__ = [
     "HIDDEN_DIR",
     "LINEAGES_DIR",
     "MANIFEST",
+    "MAX_FILE_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_LINE_BYTES",
     "NAME_MAX",
     "NAME_RULE",
     "PAIRS",
@@ -81,6 +92,7 @@ __all__ = [
     "VISIBLE_DIR",
     "AtomicFile",
     "HiddenStore",
+    "JsonProblem",
     "LoadedDataset",
     "PathName",
     "RelativePath",
@@ -98,21 +110,25 @@ __all__ = [
     "file_head",
     "iter_jsonl",
     "iter_jsonl_bytes",
+    "iter_lines",
     "jsonl_line_error",
     "load_dataset",
     "load_hidden",
     "load_model",
     "load_pairs",
     "load_visible",
+    "loads_json",
     "make_dirs",
     "name_problem",
+    "open_regular",
     "os_error_cause",
-    "owned_files",
     "output_error",
+    "owned_files",
     "parse_json_text",
     "parse_jsonl_line",
     "read_bytes",
     "read_json",
+    "read_stdin",
     "read_text",
     "reject_unpaired_surrogate",
     "relative_path_problem",

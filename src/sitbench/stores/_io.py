@@ -99,6 +99,23 @@ def open_regular(path: Path, hint: str = _NOT_FOUND_HINT) -> IO[bytes]:
             from None
 
 
+_CHUNK = 1 << 20
+
+
+def read_bounded(handle: IO[bytes], limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of a binary stream, read a MiB at a time (``read(limit + 1)`` would
+    allocate the whole bound at once, however short the stream); more than ``limit`` means too long."""
+    chunks: list[bytes] = []
+    held = 0
+    while held <= limit:
+        chunk = handle.read(min(_CHUNK, limit + 1 - held))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        held += len(chunk)
+    return b"".join(chunks)
+
+
 def read_bytes(path: Path, hint: str = _NOT_FOUND_HINT, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; InputError naming the file when it is
     missing, a directory, a FIFO or device, larger than ``limit``, or unreadable.
@@ -106,7 +123,7 @@ def read_bytes(path: Path, hint: str = _NOT_FOUND_HINT, limit: int = MAX_FILE_BY
     ``hint`` follows a missing file's message (what to create, or which option to check)."""
     with open_regular(path, hint) as handle:
         try:
-            data = handle.read(limit + 1)
+            data = read_bounded(handle, limit)
         except OSError as exc:
             raise InputError(describe_os_error(path, exc)) from None
     if len(data) > limit:
@@ -176,7 +193,7 @@ def read_stdin(limit: int = MAX_FILE_BYTES, name: str = "<stdin>") -> str:
         if len(text) > limit:
             raise InputError(f"{name}: longer than {_size(limit)}, the most sitbench reads; give a file instead")
         return decode_utf8(text.encode("utf-8", "surrogateescape"), name)
-    data = buffer.read(limit + 1)
+    data = read_bounded(buffer, limit)
     if len(data) > limit:
         raise InputError(f"{name}: longer than {_size(limit)}, the most sitbench reads; give a file instead")
     return decode_utf8(data, name)

@@ -7,8 +7,11 @@ and a heavy optional dependency is imported only by the command that needs it.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import errno
 import importlib
+import io
 import importlib.util
 import os
 import sys
@@ -165,9 +168,41 @@ def _os_error(exc: OSError) -> SitbenchError | None:
     return None
 
 
+# What a character the output's encoding lacks is printed as (PYTHONIOENCODING=ascii, a C locale): the
+# symbols sitbench's own texts use get words, anything else a \uXXXX escape. Printing never raises.
+_ASCII_FALLBACK = {"—": "-", "–": "-", "…": "...", "τ": "tau", "Γ": "Gamma", "\u0302": "-hat", "×": "x",
+                   "≥": ">=", "≤": "<=", "±": "+/-", "→": "->", "←": "<-", "‘": "'", "’": "'", "“": '"', "”": '"',
+                   "·": ".", "≈": "~", "∞": "inf", "α": "alpha", "β": "beta", "κ": "kappa", "ρ": "rho",
+                   "σ": "sigma", "μ": "mu", "Δ": "Delta", "δ": "delta", "²": "^2", "√": "sqrt", "°": " deg",
+                   "✓": "ok", "✗": "x", "│": "|", "─": "-", "━": "-", "┃": "|", "•": "*", "≠": "!="}
+FALLBACK_ERRORS = "sitbench-fallback"
+"""The codec error handler of the CLI's standard streams (:data:`_ASCII_FALLBACK`, else ``\\uXXXX``)."""
+
+
+def _fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    words = "".join(_ASCII_FALLBACK.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                    for c in text)
+    return words, exc.end
+
+
+codecs.register_error(FALLBACK_ERRORS, _fallback)
+
+
+def _safe_streams() -> None:
+    """Make standard output and error print every character, in their own encoding or as a fallback."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", None):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=FALLBACK_ERRORS)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sitbench`` script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    _safe_streams()
     debug = "--debug" in args
     try:
         try:

@@ -14,7 +14,9 @@ import importlib
 import io
 import importlib.util
 import os
+import signal
 import sys
+import threading
 import traceback
 
 import click
@@ -191,6 +193,21 @@ def _fallback(exc: UnicodeError) -> tuple[str, int]:
 codecs.register_error(FALLBACK_ERRORS, _fallback)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the main thread is: every clean-up an interrupt runs (temporary files removed,
+    forked workers stopped, finished trials kept) runs for it too."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _catch_sigterm() -> None:
+    """Turn SIGTERM into :class:`Terminated` (only where nothing else asked for it, in the main thread)."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
 def _safe_streams() -> None:
     """Make standard output and error print every character, in their own encoding or as a fallback."""
     for stream in (sys.stdout, sys.stderr):
@@ -199,10 +216,16 @@ def _safe_streams() -> None:
                 stream.reconfigure(errors=FALLBACK_ERRORS)
 
 
+def _terminated() -> int:
+    click.echo("terminated (SIGTERM); what was finished is kept, and the temporary files are removed", err=True)
+    return 143
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sitbench`` script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     _safe_streams()
+    _catch_sigterm()
     debug = "--debug" in args
     try:
         try:
@@ -220,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
             raise error from None
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, Terminated):  # click turns an interrupt into Abort
+            return _terminated()
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:
@@ -237,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         click.echo(f"error: {_one_line(str(exc))}", err=True)
         return exc.exit_code
+    except Terminated:
+        return _terminated()
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return 130

@@ -146,3 +146,29 @@ def test_resume_never_writes_through_a_linked_run_file(name: str, templates: Tem
     source.symlink_to(kept)
     argv = ["run", str(ws.dataset()), "--config", "B,I", "--model", "mock/oracle", "--out", str(run), "--resume"]
     _unchanged(tmp_path, argv, str(source), "symbolic link")
+
+
+def test_demo_again_never_deletes_a_users_file_in_a_run_folder(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    assert execute(Invocation(["demo", "--out", str(out)])).code == 0
+    mine = out / "run-oracle" / "my-analysis.ipynb"
+    mine.write_text("{}\n", encoding="utf-8")
+    _unchanged(tmp_path, ["demo", "--out", str(out)], str(mine), "not a file sitbench wrote")
+
+
+def test_demo_never_deletes_through_a_linked_run_folder(tmp_path: Path) -> None:
+    other = _elsewhere(tmp_path)
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / "run-collapse").symlink_to(other, target_is_directory=True)
+    _unchanged(tmp_path, ["demo", "--out", str(out)], "symbolic link")
+
+
+def test_a_rescore_resumed_never_deletes_a_users_file(templates: Templates, tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws", templates)
+    again = ws.root / "again"
+    assert execute(Invocation(["rescore", str(ws.run()), "--out", str(again)])).code == 0
+    mine = again / "notes.md"
+    mine.write_text("mine\n", encoding="utf-8")
+    _unchanged(tmp_path, ["rescore", str(ws.run()), "--out", str(again), "--resume"], str(mine),
+               "not a file sitbench wrote")

@@ -87,7 +87,8 @@ def _print_score(score: ResScore, titles: dict[str, str] | None = None) -> None:
 @click.option("--agent", "agents", multiple=True, metavar="SPEC",
               help="An agent of `sitbench run --agent` (package.module:factory, path/to/file.py:factory, "
                    "http://HOST:PORT or an installed name), repeatable; its rows are labelled agent:SPEC. "
-                   "With --agent and no --model, no model is run.")
+                   "With --agent and no --model, no model is run. A URL's credentials belong in the environment "
+                   "(--agent \"$AGENT_URL\"): they are used to connect, never written or printed.")
 @click.option("--agent-option", "agent_options", multiple=True, metavar="KEY=VALUE",
               help="Keyword argument for every --agent factory (repeatable).")
 @click.option(

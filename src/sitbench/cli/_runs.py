@@ -516,22 +516,26 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
 
     from sitbench.data import demo_readings, pilot_content, write_dataset
     from sitbench.metrics import compute_metrics, load_scores, render_table
+    from sitbench.runs import RunStore
     from sitbench.stores import make_dirs
 
     started = time.perf_counter()
     root = out_dir or Path(tempfile.mkdtemp(prefix="sitbench-demo-"))
     make_dirs(root)
     dataset = root / "pilot"
-    write_dataset(pilot_content(), dataset)
-    console = Console(width=max(160, Console().width))
     runs = [("collapse", "mock/collapse", "native"), ("oracle", "mock/oracle", "native"),
             ("oracle-perfect", "mock/oracle", "perfect")]
+    for name, _, _ in runs:  # an earlier demo's runs are replaced: refused before anything is written
+        if (root / f"run-{name}").exists() or (root / f"run-{name}").is_symlink():
+            RunStore(root / f"run-{name}").refuse_foreign_files()
+    write_dataset(pilot_content(), dataset)
+    console = Console(width=max(160, Console().width))
     for name, model, handler in runs:
         run_dir = root / f"run-{name}"
         if run_dir.exists():
             import shutil
 
-            shutil.rmtree(run_dir)
+            shutil.rmtree(run_dir)  # an earlier demo's run (checked before anything was written)
         execute_run(dataset, model, run_dir, "all", handler, label=f"{name}")
         tally = score_run(run_dir, f"rules+llm:replay/{demo_readings()}" if two_readers else None)
         if tally.counts["unscored"]:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from sitbench.errors import InputError
+from sitbench.errors import InputError, OutputError
 from sitbench.runs._records import RunManifest, ScoreRecord, SecondReading, TrialRecord, TrialTally
 from sitbench.schema import Verdict
 from sitbench.stores import (
@@ -198,6 +198,18 @@ def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
     return None
 
 
+_RUN_FILES = frozenset({MANIFEST_FILE, RESPONSES_FILE, SCORES_FILE, ".lock"})
+
+
+def _written_into_a_run(folder: Path, name: str, is_dir: bool) -> bool:
+    """Whether ``folder/name`` (relative to a run folder) is what sitbench writes there."""
+    if folder == Path("."):
+        if is_dir:
+            return name == "observations"
+        return name in _RUN_FILES or (name.startswith(".") and name.endswith(".tmp"))
+    return folder == Path("observations") and not is_dir and name.endswith((".jsonl", ".tmp"))
+
+
 class RunStore:
     """Reads and writes one run directory. Appends are whole lines, flushed and synced."""
 
@@ -228,6 +240,26 @@ class RunStore:
         """
         for name in (MANIFEST_FILE, RESPONSES_FILE, SCORES_FILE, ".lock"):
             check_no_link(self.root, self.root / name)
+
+    def refuse_foreign_files(self) -> None:
+        """Refuse a run folder about to be removed (or replaced) that is a link or holds anything sitbench
+        does not write into a run: its manifest, responses, scores, lock, temporary files and
+        ``observations/*.jsonl``.
+
+        Raises:
+            OutputError: naming the first foreign entry and the way out.
+        """
+        if self.root.is_symlink():
+            check_no_link(self.root.parent, self.root)
+        for here, dirs, files in os.walk(self.root, followlinks=False):
+            rel = Path(here).relative_to(self.root)
+            for name in sorted(dirs + files):
+                path = Path(here) / name
+                check_no_link(self.root, path)
+                if not _written_into_a_run(rel, name, name in dirs):
+                    raise OutputError(f"{path}: not a file sitbench wrote into the run {self.root}; sitbench never "
+                                      "deletes a file it did not write: move it out of the folder, or choose another "
+                                      "--out")
 
     def has_manifest(self) -> bool:
         """Whether the directory holds a manifest (a run was started here)."""

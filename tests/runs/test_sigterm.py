@@ -34,7 +34,7 @@ def test_sigterm_while_forked_workers_score(big_run: Path) -> None:
     assert process.poll() is None, "scoring ended before it could be stopped: make the run larger"
     time.sleep(0.3)  # the workers are scoring
     process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=120)
+    _, err = process.communicate(timeout=120)
     text = err.decode("utf-8", "replace")
     assert "Traceback" not in text and "BrokenPipeError" not in text, text
     assert process.returncode == 143, text

@@ -11,8 +11,8 @@ import codecs
 import contextlib
 import errno
 import importlib
-import io
 import importlib.util
+import io
 import os
 import signal
 import sys

@@ -284,6 +284,11 @@ class JsonProblem(InputError):
         super().__init__(f"{at}: {problem}")
         self.problem = problem
         self.malformed = malformed
+        self._at = at
+
+    def __reduce__(self) -> tuple[type[JsonProblem], tuple[str, str, str | None]]:
+        # Raised in a forked scoring worker, it is pickled back to the parent whole.
+        return type(self), (self._at, self.problem, self.malformed)
 
 
 class _DuplicateKey(ValueError):

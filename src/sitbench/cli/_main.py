@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
 
 import click
 
@@ -202,10 +203,18 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated
 
 
-def _catch_sigterm() -> None:
-    """Turn SIGTERM into :class:`Terminated` (only where nothing else asked for it, in the main thread)."""
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while a command runs (only where nothing else asked for the
+    signal, in the main thread); the handler before is put back after."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _safe_streams() -> None:
@@ -225,7 +234,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sitbench`` script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     _safe_streams()
-    _catch_sigterm()
+    with _sigterm_as_interrupt():
+        return _main(args)
+
+
+def _main(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         try:

@@ -177,6 +177,18 @@ def _summary_record(raw: bytes, number: int, name: str) -> ScoreRecord:
     return ScoreRecord.model_construct(observation=None, **fields)
 
 
+def _full_record(raw: bytes, number: int, name: str) -> ScoreRecord:
+    record = parse_jsonl_line(raw, number, name, ScoreRecord, strict=True)
+    verdicts = [("verdict", record.verdict), ("partner", record.partner)]
+    if record.second is not None:
+        verdicts += [("second.verdict", record.second.verdict), ("second.partner", record.second.partner)]
+    for key, verdict in verdicts:
+        problem = verdict and verdict_problem(verdict.valid, [c.passed for c in verdict.checks.values()], key)
+        if problem:
+            raise InputError(f"{name} line {number}: {problem}")
+    return record
+
+
 def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
     """What makes a score record unusable for metrics and analysis, as ``field 'x' …; fix``, or ``None``.
 
@@ -184,10 +196,6 @@ def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
         record: one score record.
         run: the run directory, to name in the fix.
     """
-    for key, verdict in (("verdict", record.verdict), ("partner", record.partner)):
-        problem = verdict and verdict_problem(verdict.valid, [c.passed for c in verdict.checks.values()], key)
-        if problem:
-            return problem
     if record.status != "completed":
         return None
     if record.verdict is None:
@@ -573,7 +581,7 @@ class RunStore:
                 if not raw.strip():
                     continue
                 record = (_summary_record(raw, number, name) if summary
-                          else parse_jsonl_line(raw, number, name, ScoreRecord, strict=True))
+                          else _full_record(raw, number, name))
                 if check:
                     key = (record.config, record.trial_id)
                     if key in first_line:

@@ -880,4 +880,4 @@ _wrong("bad enum", "res/run-same-model-twice",
 
 
 # Classes kept in modules of their own register into the same table.
-from . import cases_disk, cases_limits, cases_paths, cases_scoring  # noqa: E402,F401
+from . import cases_disk, cases_hostile, cases_limits, cases_paths, cases_scoring  # noqa: E402,F401

@@ -51,13 +51,18 @@ def test_manifest_hashes_are_the_sha256_of_every_store_file(tmp_path: Path,
     assert set(manifest) == {"suite", "seed", "generator_version", "schema_version", "counts", "files"}
 
 
-def test_regenerating_in_place_is_idempotent_and_removes_stray_store_files(
+def test_regenerating_in_place_is_idempotent_and_keeps_files_it_did_not_write(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "pilot"
     first = _generate(out, capsys)
-    (out / "hidden/lineages/L-9Z.json").write_text("{}", encoding="utf-8")
     (out / "hidden/probes.jsonl").write_text("garbage\n", encoding="utf-8")
     assert _generate(out, capsys) == first
+    # A store file the manifest does not list is not sitbench's: it is neither deleted nor overwritten.
+    stray = out / "hidden/lineages/L-9Z.json"
+    stray.write_text("{}", encoding="utf-8")
+    assert main(["generate", "--suite", "pilot", "--out", str(out)]) == 2
+    assert str(stray) in capsys.readouterr().err
+    assert _tree(out) == {**first, "hidden/lineages/L-9Z.json": b"{}"}
 
 
 def test_cli_and_library_writers_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

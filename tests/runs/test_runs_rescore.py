@@ -43,14 +43,29 @@ def _pretend_old_verifier(run: Path, flips: list[str]) -> None:
     for line in (run / "scores.jsonl").read_text().splitlines():
         record = json.loads(line)
         if record["trial_id"] in flips:
-            record["verdict"]["valid"] = not record["verdict"]["valid"]
             grounding = record["verdict"]["checks"]["grounding"]
             grounding["passed"] = not grounding["passed"]
+            # A verdict is the conjunction of its checks (scores.jsonl is held to it when read).
+            valid = all(check["passed"] for check in record["verdict"]["checks"].values())
+            assert valid != record["verdict"]["valid"], f"{record['trial_id']}: grounding alone must decide it"
+            record["verdict"]["valid"] = valid
         lines.append(json.dumps(record))
     (run / "scores.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["verifier_version"] = "sitbench-verifier/0.9"
     (run / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _decided_by_grounding(run: Path) -> list[str]:
+    """Trials whose verdict the grounding check alone decides (every other check passes): an older
+    verifier that read grounding the other way would have given them the other verdict."""
+    found = []
+    for line in (run / "scores.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        checks = (record.get("verdict") or {}).get("checks", {})
+        if "grounding" in checks and all(c["passed"] for name, c in checks.items() if name != "grounding"):
+            found.append(str(record["trial_id"]))
+    return found
 
 
 def _category(run: Path, trial_id: str) -> str:
@@ -64,7 +79,8 @@ def _category(run: Path, trial_id: str) -> str:
 def test_rescore_counts_changed_verdicts_per_category(scored_run: Path, tmp_path: Path,
                                                       no_model_calls: None) -> None:
     original_scores = (scored_run / "scores.jsonl").read_bytes()
-    flips = ["B:PR-01", "I:PR-01", "B:PR-21", "I:PR-13"]
+    flips = _decided_by_grounding(scored_run)[:4]
+    assert len(flips) == 4
     categories = {t: _category(scored_run, t) for t in flips}
     _pretend_old_verifier(scored_run, flips)
     expected: dict[str, int] = {}

@@ -24,11 +24,14 @@ the trial with the reason, never stop the run.
 from __future__ import annotations
 
 import uuid
+import zlib
 from typing import Any, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
+from sitbench._urls import redact_text, redact_url
 from sitbench.agents._models import (
     AgentInfo,
     AgentReply,
@@ -52,6 +55,66 @@ class AgentOutputError(Exception):
     """An agent returned something that is not what the protocol asks for."""
 
 
+INFO_MAX_BYTES = 1 << 20
+"""The largest ``GET /info`` body read (it holds a name, a version and a few flags)."""
+
+
+def body_limit(max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> int:
+    """The largest body read from an agent: an answer at the cap, every character escaped (``\\uXXXX``, six
+    bytes), plus a MiB for the rest of the reply (usage, memory operations)."""
+    return 6 * max_response_chars + (1 << 20)
+
+
+# The encodings sitbench asks for, decoded here with a bound (httpx's own decoders inflate a chunk whole).
+_ACCEPT_ENCODING = "gzip, deflate"
+
+
+class _BoundedBody:
+    """Collects a body from its raw (still encoded) chunks, never holding more than ``limit`` decoded bytes.
+
+    A body announced longer than ``limit``, or longer when it arrives (chunked, or compressed: a gzip bomb
+    is inflated at most ``limit + 1`` bytes), is refused with :class:`AgentOutputError`."""
+
+    def __init__(self, response: httpx.Response, limit: int, what: str) -> None:
+        self.limit = limit
+        self.what = what
+        self.data = bytearray()
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise self._too_long(f"announced {int(length):,} bytes")
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding in ("", "identity"):
+            self._inflate = None
+        elif encoding in ("gzip", "x-gzip", "deflate"):
+            self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
+        else:
+            raise AgentOutputError(f"{what}: content-encoding {encoding!r} was not asked for "
+                                   f"(sitbench accepts {_ACCEPT_ENCODING} or none)")
+
+    def _too_long(self, how: str) -> AgentOutputError:
+        return AgentOutputError(f"{self.what}: the body is larger than {self.limit:,} bytes ({how}), the most "
+                                "sitbench reads of one reply (the answer cap plus a margin); it is not read")
+
+    def feed(self, chunk: bytes) -> None:
+        if self._inflate is None:
+            self.data += chunk
+        else:
+            try:
+                pending = chunk
+                while pending:
+                    self.data += self._inflate.decompress(pending, self.limit + 1 - len(self.data))
+                    pending = self._inflate.unconsumed_tail
+                    if len(self.data) > self.limit:
+                        break
+            except zlib.error as exc:
+                raise AgentOutputError(f"{self.what}: the compressed body cannot be decoded ({exc})") from None
+        if len(self.data) > self.limit:
+            raise self._too_long("as it arrived")
+
+    def body(self) -> bytes:
+        return bytes(self.data)
+
+
 def check_agent_url(spec: str) -> None:
     """Refuse an ``--agent`` URL that is not ``http(s)://HOST[:PORT][/PATH]``, in one line with the fix.
 
@@ -62,18 +125,23 @@ def check_agent_url(spec: str) -> None:
     try:
         url = httpx.URL(spec)
     except (httpx.InvalidURL, ValueError, TypeError) as exc:
-        raise InputError(f"--agent {spec!r}: not a valid agent URL ({exc}); {fix}") from None
+        raise InputError(f"--agent {redact_url(spec)!r}: not a valid agent URL ({redact_text(str(exc))}); {fix}") \
+            from None
     if not url.host:
-        raise InputError(f"--agent {spec!r}: the URL names no host; {fix}")
+        raise InputError(f"--agent {redact_url(spec)!r}: the URL names no host; {fix}")
     if url.port is not None and not 0 < url.port < 65536:
-        raise InputError(f"--agent {spec!r}: port {url.port} is not a TCP port (1 … 65535); {fix}")
+        raise InputError(f"--agent {redact_url(spec)!r}: port {url.port} is not a TCP port (1 … 65535); {fix}")
 
 
 class HttpAgentClient:
     """One connection pool to an HTTP agent; :meth:`__call__` is the factory of fresh states."""
 
-    def __init__(self, base_url: str, timeout_s: float = 120.0) -> None:
+    def __init__(self, base_url: str, timeout_s: float = 120.0, max_body_bytes: int | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self.max_body_bytes = body_limit() if max_body_bytes is None else max_body_bytes
+        """The largest reply body read (:func:`body_limit` of the answer cap); a larger one drops the trial."""
+        self.shown_url = redact_url(self.base_url)
+        """The URL as messages and records show it: without credentials."""
         self.timeout_s = timeout_s
         self._client: httpx.AsyncClient | None = None
         self._hooks: list[str] | None = None
@@ -82,7 +150,8 @@ class HttpAgentClient:
         # Created inside the running event loop, on first use.
         if self._client is None:
             # Past the harness's own per-call limit, so a slow agent reads as a timeout, not a transport error.
-            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s + 5, trust_env=False)
+            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s + 5, trust_env=False,
+                                             headers={"accept-encoding": _ACCEPT_ENCODING})
         return self._client
 
     async def aclose(self) -> None:
@@ -97,20 +166,28 @@ class HttpAgentClient:
             InputError: the server cannot be reached, or its /info does not validate.
         """
         try:
-            response = httpx.get(f"{self.base_url}/info", timeout=min(self.timeout_s, 30.0), trust_env=False)
+            with httpx.stream("GET", f"{self.base_url}/info", timeout=min(self.timeout_s, 30.0), trust_env=False,
+                              headers={"accept-encoding": _ACCEPT_ENCODING}) as response:
+                status = response.status_code
+                collected = _BoundedBody(response, INFO_MAX_BYTES, "GET /info")
+                for chunk in response.iter_raw():
+                    collected.feed(chunk)
+        except AgentOutputError as exc:
+            raise InputError(f"--agent {self.shown_url}: {exc}; fix the agent server's /info") from None
         except httpx.HTTPError as exc:
-            raise InputError(f"--agent {self.base_url}: cannot reach the agent ({exc}); start the agent server "
+            raise InputError(f"--agent {self.shown_url}: cannot reach the agent ({exc}); start the agent server "
                              "first, or check the address") from None
         except (httpx.InvalidURL, ValueError) as exc:
-            raise InputError(f"--agent {self.base_url}: not a valid agent URL ({exc}); give http://HOST:PORT of the "
+            raise InputError(f"--agent {self.shown_url}: not a valid agent URL ({redact_text(str(exc))}); give http://HOST:PORT of the "
                              "agent server") from None
-        if response.status_code == 404:
-            return AgentInfo(name=self.base_url)
+        if status == 404:
+            return AgentInfo(name=self.shown_url)
         try:
-            response.raise_for_status()
-            return AgentInfo.model_validate_json(response.content)
-        except (httpx.HTTPError, ValidationError) as exc:
-            raise InputError(f"--agent {self.base_url}: GET /info must return an AgentInfo object "
+            if status >= 400:
+                raise ValueError(f"HTTP {status}")
+            return AgentInfo.model_validate_json(collected.body())
+        except (ValueError, ValidationError) as exc:
+            raise InputError(f"--agent {self.shown_url}: GET /info must return an AgentInfo object "
                              f"(`sitbench schema` writes agent_info.schema.json): {str(exc)[:200]}") from None
 
     @overload
@@ -120,13 +197,26 @@ class HttpAgentClient:
     async def post(self, path: str, body: BaseModel, answer: None = None) -> None: ...
 
     async def post(self, path: str, body: BaseModel, answer: type[_Answer] | None = None) -> _Answer | None:
-        response = await self.client().post(path, content=body.model_dump_json(),
-                                            headers={"content-type": "application/json"})
-        if response.status_code >= 400:
-            raise RuntimeError(f"POST {path}: HTTP {response.status_code} {response.text[:200]!r}")
+        request = self.client().build_request("POST", path, content=body.model_dump_json(),
+                                              headers={"content-type": "application/json"})
+        response = await self.client().send(request, stream=True)
+        try:
+            if response.status_code >= 400:
+                shown = b""  # the first 200 bytes, for the drop reason; the rest is never read
+                async for chunk in response.aiter_raw():
+                    shown += chunk
+                    if len(shown) >= 200:
+                        break
+                raise RuntimeError(f"POST {path}: HTTP {response.status_code} "
+                                   f"{shown[:200].decode('utf-8', 'replace')!r}")
+            collected = _BoundedBody(response, self.max_body_bytes, f"POST {path}")
+            async for chunk in response.aiter_raw():
+                collected.feed(chunk)
+        finally:
+            await response.aclose()
         if answer is None:
             return None
-        raw = response.content.strip() or b"{}"
+        raw = collected.body().strip() or b"{}"
         try:
             return answer.model_validate_json(raw)
         except ValidationError as exc:

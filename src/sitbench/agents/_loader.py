@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitbench.agents._http import HttpAgentClient, check_agent_url
+from sitbench._limits import DEFAULT_MAX_RESPONSE_CHARS
+from sitbench._urls import redact_url
+from sitbench.agents._http import HttpAgentClient, body_limit, check_agent_url
 from sitbench.agents._models import AgentInfo, Transport
 from sitbench.agents._protocol import agent_info
 from sitbench.errors import InputError
@@ -124,12 +126,16 @@ def check_agent(spec: str, agent: Any) -> None:
                          f"{', '.join(missing)}; an agent needs ingest(subject), respond(turn) and end_session()")
 
 
-def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | None = None) -> LoadedAgent:
+def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | None = None,
+               max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> LoadedAgent:
     """Resolve ``spec``: ``http(s)://…``, ``package.module:factory``, ``path/file.py:factory``, or
     the name of a factory registered under the ``sitbench.agents`` entry-point group.
 
     Args:
         options: keyword arguments for the factory (``--agent-option KEY=VALUE``), as strings.
+        max_response_chars: the answer cap; an HTTP agent's reply body is read up to :func:`body_limit` of it.
+
+    An HTTP agent's ``spec`` of the result is the URL without its credentials (:func:`redact_url`).
 
     Raises:
         InputError: the spec cannot be resolved, or what it names is not an agent factory.
@@ -139,8 +145,9 @@ def load_agent(spec: str, timeout_s: float = 120.0, options: dict[str, str] | No
         if options:
             raise InputError(f"--agent-option {', '.join(options)}: an HTTP agent takes no options; configure "
                              "the server instead")
-        client = HttpAgentClient(spec, timeout_s=timeout_s)
-        return LoadedAgent(spec, Transport.HTTP, client, client.info(), client.aclose)
+        client = HttpAgentClient(spec, timeout_s=timeout_s, max_body_bytes=body_limit(max_response_chars))
+        # The client connects with the URL given; what is recorded (manifest, responses) never holds its credentials.
+        return LoadedAgent(redact_url(spec), Transport.HTTP, client, client.info(), client.aclose)
     factory = AGENTS.find(spec) if ":" not in spec else None
     if factory is None:
         if ":" not in spec:

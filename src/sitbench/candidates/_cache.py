@@ -116,52 +116,90 @@ class CacheStats(BaseModel):
 class ResponseCache:
     """The SQLite response store. Safe to share between threads and processes."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
-        """Open (creating if needed) the cache at ``path``.
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000, *, read_only: bool = False) -> None:
+        """Open the cache at ``path`` (creating it unless ``read_only``).
 
         Args:
             path: The database file, e.g. ``default_cache_dir() / "responses.sqlite"``.
             busy_timeout_ms: How long a writer waits for another process's lock.
+            read_only: open an existing file without changing it (``cache stats``); a missing file
+                is an empty cache, and nothing is created.
 
         Raises:
             InputError: ``path`` is a directory, its folder cannot be made, or it is not an SQLite
-                database holding a sitbench response cache.
+                database holding a sitbench response cache (a database of other tables is never
+                given one).
         """
         self.path = path
         self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
         if path.is_dir():
             raise InputError(f"{path}: is a directory, not a cache file; give --cache-path FILE "
                              f"(e.g. {path / CACHE_FILE})")
+        if read_only:
+            if path.parent.exists() and not path.parent.is_dir():
+                raise InputError(f"{path}: the cache's folder {path.parent} is a file, not a folder; give "
+                                 "--cache-path a file in a folder")
+            if not path.exists():
+                return
+            if not path.is_file():
+                raise InputError(f"{path}: not a regular file (a pipe or a device); give --cache-path a cache file")
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError(f"{path}: the cache's folder cannot be created ({exc.strerror}: {exc.filename}); "
+                                 "give --cache-path a file in a writable folder") from None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"{path}: the cache's folder cannot be created ({exc.strerror}: {exc.filename}); "
-                             "give --cache-path a file in a writable folder") from None
-        try:
-            self._db = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
-                                       isolation_level=None)
+            target = f"file:{path.resolve().as_posix()}?mode=ro" if read_only else str(path)
+            self._db = sqlite3.connect(target, timeout=busy_timeout_ms / 1000, check_same_thread=False,
+                                       isolation_level=None, uri=read_only)
         except sqlite3.Error as exc:
             raise InputError(f"{path}: the response cache cannot be opened ({exc}); give --cache-path a "
                              "writable file") from None
+        self._check_schema(self._db, busy_timeout_ms, read_only)
+
+    def _check_schema(self, db: sqlite3.Connection, busy_timeout_ms: int, read_only: bool) -> None:
+        """Make (in a new, empty database) or check the ``responses`` table; refuse any other database."""
+        path = self.path
         try:
-            self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+            db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "responses" not in tables:
+                db.close()
+                raise InputError(f"{path}: an SQLite database but not a sitbench response cache (it holds the "
+                                 f"tables {', '.join(sorted(tables)[:5])}, no 'responses'); give --cache-path "
+                                 "another file")
+            if not read_only:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")} if tables or not read_only \
+                else set(_COLUMNS)
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            db.close()
             raise InputError(f"{path}: not a sitbench response cache ({exc}); give --cache-path another file, "
                              "or delete this one if it is a damaged cache") from None
         if not columns >= _COLUMNS:
-            self._db.close()
+            db.close()
             raise InputError(f"{path}: an SQLite database but not a sitbench response cache (its 'responses' "
                              f"table lacks {', '.join(sorted(_COLUMNS - columns))}); give --cache-path another "
                              "file")
+        if not tables and read_only:
+            db.close()
+            self._db = None  # an empty database: an empty cache
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise OutputError(f"{self.path}: the response cache was opened read-only or does not exist")
+        return self._db
 
     def get(self, key: str) -> CandidateResponse | None:
         """The cached response for ``key``, marked ``cached=True``, or None."""
         with self._lock:
+            if self._db is None:
+                return None
             row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
@@ -180,7 +218,7 @@ class ResponseCache:
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         try:
             with self._lock:
-                cursor = self._db.execute(
+                cursor = self._conn.execute(
                     "INSERT OR IGNORE INTO responses (key, model, response, created_at) VALUES (?, ?, ?, ?)",
                     (key, response.model_sent, stored, now))
         except sqlite3.OperationalError as exc:
@@ -191,6 +229,8 @@ class ResponseCache:
 
     def stats(self) -> CacheStats:
         """Entry counts per model, age range and size on disk."""
+        if self._db is None:
+            return CacheStats(entries=0, size_bytes=0, by_model={})
         with self._lock:
             entries, oldest, newest = self._db.execute(
                 "SELECT COUNT(*), MIN(created_at), MAX(created_at) FROM responses").fetchone()
@@ -202,19 +242,21 @@ class ResponseCache:
     def clear(self, model: str | None = None) -> int:
         """Delete every entry (or one model's); returns how many were deleted."""
         with self._lock:
+            db = self._conn
             if model is None:
-                cursor = self._db.execute("DELETE FROM responses")
+                cursor = db.execute("DELETE FROM responses")
             else:
-                cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
+                cursor = db.execute("DELETE FROM responses WHERE model = ?", (model,))
             deleted = cursor.rowcount
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            db.execute("VACUUM")
         return deleted
 
     def close(self) -> None:
         """Close the connection."""
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
 
     def __enter__(self) -> Self:
         return self

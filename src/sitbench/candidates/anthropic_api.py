@@ -6,6 +6,7 @@ import asyncio
 import os
 from typing import Any
 
+from sitbench._urls import redact_url
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, Message
 from sitbench.candidates._remote import (
     RETRY_OPTION_TYPES,
@@ -232,7 +233,7 @@ class AnthropicCandidate:
         return {
             "provider": PROVIDER,
             "model": self.model,
-            "base_url": base_url,
+            "base_url": redact_url(base_url),
             "api_version": api_version,
             "api_key_env": self.api_key_env,
             "timeout_s": self.timeout_s,

@@ -10,6 +10,7 @@ import asyncio
 import os
 from typing import Any
 
+from sitbench._urls import redact_url
 from sitbench.candidates._protocol import (
     CandidateRequest,
     CandidateResponse,
@@ -264,7 +265,7 @@ class OpenAICompatCandidate:
         return {
             "provider": PROVIDER,
             "model": self.model,
-            "base_url": base_url,
+            "base_url": redact_url(base_url),
             "api_key_env": self.api_key_env,
             "timeout_s": self.timeout_s,
             "retry": self.retry.model_dump(),

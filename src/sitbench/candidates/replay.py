@@ -16,6 +16,20 @@ from typing import Any
 
 from sitbench.candidates._protocol import CandidateRequest, CandidateResponse, Message
 from sitbench.errors import InputError
+from sitbench.stores import iter_lines, loads_json, open_regular
+
+REPLAY_MAX_BYTES = 1 << 30
+"""The largest readings file replayed: 1 GiB (its answers are held in memory)."""
+
+
+def _text(raw: bytes, path: Path, number: int) -> str:
+    """One line as UTF-8 text; InputError naming the file, line and byte otherwise."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} line {number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column "
+                         f"{exc.start + 1}); a readings file is UTF-8 JSON text: restore it or save it as UTF-8") \
+            from None
 
 NO_RECORDED_ANSWER = "no recorded answer for this prompt"
 """The drop reason of a prompt the recorded answers do not hold."""
@@ -39,27 +53,39 @@ class ReplayCandidate:
         """
         self.path = path
         self.name = f"replay/{path.name}"
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"--model replay/{path}: cannot read the recorded answers ({exc.strerror}); "
-                             "give the path of a JSONL file of {\"prompt_sha256\", \"answer\"} lines") from None
         self.answers: dict[str, str] = {}
-        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                key, answer = row["prompt_sha256"], row["answer"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise InputError(f"{path}:{number}: not a JSON object with prompt_sha256 and answer; fix or "
-                                 "remove the line") from None
-            if not isinstance(answer, str):
-                answer = json.dumps(answer, ensure_ascii=False)
-            if self.answers.get(key, answer) != answer:
-                raise InputError(f"{path}:{number}: a second, different answer to prompt {key[:12]}…; keep one")
-            self.answers[key] = answer
-        self.digest = hashlib.sha256(raw).hexdigest()
+        digest = hashlib.sha256()
+        read = 0
+        hint = "give the path of a JSONL file of {\"prompt_sha256\", \"answer\"} lines"
+        with open_regular(path, hint) as handle:
+            for number, raw in iter_lines(handle, str(path)):
+                digest.update(raw)
+                read += len(raw)
+                if read > REPLAY_MAX_BYTES:
+                    raise InputError(f"{path}: larger than {REPLAY_MAX_BYTES >> 20} MiB, the most sitbench reads "
+                                     "of a readings file; give the right file, or split it")
+                self._add(number, raw)
+        self.digest = digest.hexdigest()
+
+    def _add(self, number: int, raw: bytes) -> None:
+        """Record one line's answer (blank lines skipped)."""
+        if not raw.strip():
+            return
+        path = self.path
+        line = _text(raw, path, number)
+        row = loads_json(line, str(path), number)
+        try:
+            key, answer = row["prompt_sha256"], row["answer"]
+            if not isinstance(key, str):
+                raise TypeError(key)
+        except (KeyError, TypeError):
+            raise InputError(f"{path}:{number}: not a JSON object with prompt_sha256 and answer; fix or "
+                             "remove the line") from None
+        if not isinstance(answer, str):
+            answer = json.dumps(answer, ensure_ascii=False)
+        if self.answers.get(key, answer) != answer:
+            raise InputError(f"{path}:{number}: a second, different answer to prompt {key[:12]}…; keep one")
+        self.answers[key] = answer
 
     async def complete(self, request: CandidateRequest) -> CandidateResponse:
         answer = self.answers.get(prompt_sha256(request.messages))

@@ -47,7 +47,7 @@ from sitbench.chi._memory import DEFAULT_TAU, MemoryPoint, check_grid, check_tau
 from sitbench.chi._similarity import chi_score
 from sitbench.chi._uncertainty import check_resampling
 from sitbench.errors import InputError
-from sitbench.stores import read_bytes, read_text, reject_unpaired_surrogate
+from sitbench.stores import JsonProblem, loads_json, read_bytes, read_text, reject_unpaired_surrogate
 
 EvidenceClass = Literal["synthetic-demonstration", "capacity-only", "human-referenced", "illustrative-schema-only"]
 """Evidence classes; the synthetic class may never be described as either empirical class."""
@@ -256,7 +256,12 @@ def _nonfinite_field(value: Any, field: str = "") -> tuple[str, str] | None:
 
 
 def _loads(text: str) -> Any:
-    data = json.loads(text)
+    try:
+        data = loads_json(text, "", surrogates=False)
+    except JsonProblem as exc:
+        if exc.malformed is not None:
+            json.loads(text)  # raises the decoder's error, with its position, for the caller to word
+        raise InputError(exc.problem) from None
     if "NaN" in text or "Infinity" in text:
         found = _nonfinite_field(data)
         if found is not None:

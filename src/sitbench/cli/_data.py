@@ -26,7 +26,8 @@ SUITES = ("pilot", "dev", "heldout", "full", "e6")
               help="SHA-256 commitment published for the seed (`sitbench seeds commit SEED`); a seed that "
                    "does not match it is refused.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Dataset directory to write (created; its store files are replaced).")
+              help="Dataset directory to write (created; the store files of an earlier dataset there are replaced, "
+                   "and a file sitbench did not write makes it refuse).")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
 def generate(suite: str, seed: int | None, commitment: str | None, out_dir: Path, as_json: bool) -> None:
     """Build a dataset and write its three stores plus manifest.json.

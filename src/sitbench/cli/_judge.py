@@ -6,8 +6,6 @@ The text line of a verdict is defined here once (:func:`format_line`) and descri
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sitbench.candidates import NO_RECORDED_ANSWER
 from sitbench.errors import InputError
 from sitbench.schema import CheckResult, Observation, Verdict
-from sitbench.stores import read_text, unpaired_surrogate
+from sitbench.stores import JsonProblem, loads_json, read_stdin, read_text, unpaired_surrogate
 
 if TYPE_CHECKING:
     from sitbench.verify import Judgement
@@ -196,10 +194,14 @@ class BatchItem:
     response: str
 
 
+BATCH_MAX_BYTES = 256 << 20
+"""The largest batch file (or standard input) read: 256 MiB, tens of thousands of long responses."""
+
+
 def _batch_text(path: str) -> tuple[str, str]:
     if path == "-":
-        return "<stdin>", sys.stdin.read()
-    return path, read_text(Path(path), hint="check the path given to --batch")
+        return "<stdin>", read_stdin(BATCH_MAX_BYTES)
+    return path, read_text(Path(path), hint="check the path given to --batch", limit=BATCH_MAX_BYTES)
 
 
 class _BadLine(ValueError):
@@ -213,9 +215,12 @@ def _batch_item(number: int, line: str, known_probes: Container[str]) -> BatchIt
         _BadLine: the problem with the line and its fix.
     """
     try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise _BadLine(f'not JSON ({exc.msg}): each line must be {{"probe": ID, "response": TEXT}}') from None
+        raw = loads_json(line, "", number, surrogates=False)
+    except JsonProblem as exc:
+        if exc.malformed is not None:
+            raise _BadLine(f'not JSON ({exc.malformed}): each line must be {{"probe": ID, "response": TEXT}}') \
+                from None
+        raise _BadLine(exc.problem) from None
     surrogate = unpaired_surrogate(line) if "\\u" in line else None
     if surrogate is not None:
         raise _BadLine(f"unpaired surrogate escape {surrogate[1]} at column {surrogate[0] + 1}: a \\uD800–\\uDFFF "

@@ -7,15 +7,22 @@ and a heavy optional dependency is imported only by the command that needs it.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import errno
 import importlib
 import importlib.util
+import io
 import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 
 import click
 
+from sitbench._urls import redact_text
 from sitbench._version import __version__
 from sitbench.errors import OutputError, SitbenchError
 
@@ -108,8 +115,9 @@ _NO_ARGS_IS_HELP: type | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpErro
 
 
 def _one_line(message: str) -> str:
-    # The contract is one line per error: a message that wraps would read as several problems.
-    return " ".join(message.split())
+    # The contract is one line per error: a message that wraps would read as several problems. A URL's
+    # credentials (an --agent http://user:password@…) are never printed.
+    return " ".join(redact_text(message).split())
 
 
 def _click_message(exc: click.ClickException) -> str:
@@ -163,9 +171,74 @@ def _os_error(exc: OSError) -> SitbenchError | None:
     return None
 
 
+# What a character the output's encoding lacks is printed as (PYTHONIOENCODING=ascii, a C locale): the
+# symbols sitbench's own texts use get words, anything else a \uXXXX escape. Printing never raises.
+_ASCII_FALLBACK = {"—": "-", "–": "-", "…": "...", "τ": "tau", "Γ": "Gamma", "\u0302": "-hat", "×": "x",
+                   "≥": ">=", "≤": "<=", "±": "+/-", "→": "->", "←": "<-", "‘": "'", "’": "'", "“": '"', "”": '"',
+                   "·": ".", "≈": "~", "∞": "inf", "α": "alpha", "β": "beta", "κ": "kappa", "ρ": "rho",
+                   "σ": "sigma", "μ": "mu", "Δ": "Delta", "δ": "delta", "²": "^2", "√": "sqrt", "°": " deg",
+                   "✓": "ok", "✗": "x", "│": "|", "─": "-", "━": "-", "┃": "|", "•": "*", "≠": "!="}
+FALLBACK_ERRORS = "sitbench-fallback"
+"""The codec error handler of the CLI's standard streams (:data:`_ASCII_FALLBACK`, else ``\\uXXXX``)."""
+
+
+def _fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    words = "".join(_ASCII_FALLBACK.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                    for c in text)
+    return words, exc.end
+
+
+codecs.register_error(FALLBACK_ERRORS, _fallback)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the main thread is: every clean-up an interrupt runs (temporary files removed,
+    forked workers stopped, finished trials kept) runs for it too."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while a command runs (only where nothing else asked for the
+    signal, in the main thread); the handler before is put back after."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _safe_streams() -> None:
+    """Make standard output and error print every character, in their own encoding or as a fallback."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", None):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=FALLBACK_ERRORS)
+
+
+def _terminated() -> int:
+    click.echo("terminated (SIGTERM); what was finished is kept, and the temporary files are removed", err=True)
+    return 143
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sitbench`` script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    _safe_streams()
+    with _sigterm_as_interrupt():
+        return _main(args)
+
+
+def _main(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         try:
@@ -183,7 +256,9 @@ def main(argv: list[str] | None = None) -> int:
             raise error from None
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, Terminated):  # click turns an interrupt into Abort
+            return _terminated()
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:
@@ -200,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         click.echo(f"error: {_one_line(str(exc))}", err=True)
         return exc.exit_code
+    except Terminated:
+        return _terminated()
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return 130

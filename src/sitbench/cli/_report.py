@@ -46,7 +46,8 @@ def _warn_mixed_datasets(runs: tuple[Path, ...]) -> None:
     "out_html",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="HTML file to write; metrics.json and trials.csv are written beside it.",
+    help="HTML file to write; metrics.json and trials.csv are written beside it (an existing one is "
+         "replaced only when an earlier report wrote it).",
 )
 @click.option(
     "--analysis",

@@ -87,7 +87,8 @@ def _print_score(score: ResScore, titles: dict[str, str] | None = None) -> None:
 @click.option("--agent", "agents", multiple=True, metavar="SPEC",
               help="An agent of `sitbench run --agent` (package.module:factory, path/to/file.py:factory, "
                    "http://HOST:PORT or an installed name), repeatable; its rows are labelled agent:SPEC. "
-                   "With --agent and no --model, no model is run.")
+                   "With --agent and no --model, no model is run. A URL's credentials belong in the environment "
+                   "(--agent \"$AGENT_URL\"): they are used to connect, never written or printed.")
 @click.option("--agent-option", "agent_options", multiple=True, metavar="KEY=VALUE",
               help="Keyword argument for every --agent factory (repeatable).")
 @click.option(
@@ -162,10 +163,12 @@ def run(
       sitbench res run --agent my_agent.py:make --out runs/res3
       sitbench res demo                      # offline: two reference agents
     """
+    from sitbench._urls import redact_url
     from sitbench.candidates import CACHE_FILE, DecodingConfig, ResponseCache, default_cache_dir
 
     specs = list(models) or ([] if agents else list(DEFAULT_MODELS))
-    specs += [AGENT_PREFIX + spec for spec in agents]
+    # An agent's rows are labelled with its URL as recorded: without credentials (as AgentCandidate names it).
+    specs += [AGENT_PREFIX + redact_url(spec) for spec in agents]
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
     if repeated:
         option, name = (("--agent", repeated[0][len(AGENT_PREFIX):]) if repeated[0].startswith(AGENT_PREFIX)

@@ -172,7 +172,9 @@ def finish_scoring(run: Path, unscored: Mapping[str, int], again: str, torn_byte
               "path/to/file.py:factory, http://HOST:PORT (the HTTP agent protocol) or an installed agent's name. "
               "Each probe's schedule goes through ingest/respond/end_session; --timeout limits each agent call "
               "(default 120 s); --cache serves whole trials of the same agent, options, evidence and schedule; --config, "
-              "--handler and decoding options do not apply.")
+              "--handler and decoding options do not apply. Credentials belong in the environment "
+              "(--agent \"$AGENT_URL\"): a URL's user:password@ and ?token= values are used to connect but never "
+              "written or printed (manifest, responses and messages hold the URL without them).")
 @click.option("--agent-state", type=click.Choice(["auto", "fork", "reingest"]), default="auto", show_default=True,
               help="How each agent trial starts clean: fork() an ingested state, or a fresh agent that ingests "
                    "again; auto forks when the agent supports it.")
@@ -517,10 +519,10 @@ def merge(runs: tuple[Path, ...], out: Path) -> None:
                    f"sitbench run DATASET --out {out} --resume (same --model and --config)", err=True)
 
 
-def _open_cache(cache_path: Path | None) -> ResponseCache:
+def _open_cache(cache_path: Path | None, *, read_only: bool = False) -> ResponseCache:
     from sitbench.candidates import CACHE_FILE, ResponseCache, default_cache_dir
 
-    return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE)
+    return ResponseCache(cache_path or default_cache_dir() / CACHE_FILE, read_only=read_only)
 
 
 _CACHE_PATH = click.option("--cache-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -549,7 +551,7 @@ def cache_stats(cache_path: Path | None) -> None:
       sitbench cache stats
       sitbench cache stats --cache-path runs/cache.sqlite
     """
-    with _open_cache(cache_path) as store:
+    with _open_cache(cache_path, read_only=True) as store:  # reading never creates a cache
         stats = store.stats()
         click.echo(f"{store.path}: {stats.entries} responses, {stats.size_bytes / 1024:.1f} KiB"
                    + (f", {stats.oldest} … {stats.newest}" if stats.entries else ""))
@@ -572,14 +574,17 @@ def cache_clear(cache_path: Path | None, model: str | None) -> None:
       sitbench cache clear --model openai/gpt-4o-mini
       sitbench cache clear
     """
+    with _open_cache(cache_path, read_only=True) as store:
+        cached = store.stats().by_model
+        if model is None and not cached:
+            click.echo(f"{store.path}: nothing cached, so nothing deleted")
+            return
+        if model is not None and not cached.get(model):
+            listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
+            click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
+                       "`sitbench cache stats` shows them with their counts)")
+            return
     with _open_cache(cache_path) as store:
-        if model is not None:
-            cached = store.stats().by_model
-            if not cached.get(model):
-                listed = ", ".join(m or "(unnamed)" for m in cached) or "none"
-                click.echo(f"{store.path}: nothing cached for {model!r}, so nothing deleted (cached models: {listed}; "
-                           "`sitbench cache stats` shows them with their counts)")
-                return
         deleted = store.clear(model)
         click.echo(f"{store.path}: deleted {deleted} responses")
 
@@ -609,22 +614,26 @@ def demo(out_dir: Path | None, two_readers: bool) -> None:
     from sitbench.data import demo_readings, pilot_content, write_dataset
     from sitbench.metrics import compute_metrics, load_scores, render_table
     from sitbench.render import output_console, print_table
+    from sitbench.runs import RunStore
     from sitbench.stores import make_dirs
 
     started = time.perf_counter()
     root = out_dir or Path(tempfile.mkdtemp(prefix="sitbench-demo-"))
     make_dirs(root)
     dataset = root / "pilot"
-    write_dataset(pilot_content(), dataset)
-    console = output_console()
     runs = [("collapse", "mock/collapse", "native"), ("oracle", "mock/oracle", "native"),
             ("oracle-perfect", "mock/oracle", "perfect")]
+    for name, _, _ in runs:  # an earlier demo's runs are replaced: refused before anything is written
+        if (root / f"run-{name}").exists() or (root / f"run-{name}").is_symlink():
+            RunStore(root / f"run-{name}").refuse_foreign_files()
+    write_dataset(pilot_content(), dataset)
+    console = output_console()
     for name, model, handler in runs:
         run_dir = root / f"run-{name}"
         if run_dir.exists():
             import shutil
 
-            shutil.rmtree(run_dir)
+            shutil.rmtree(run_dir)  # an earlier demo's run (checked before anything was written)
         execute_run(dataset, model, run_dir, "all", handler, label=f"{name}")
         tally = score_run(run_dir, f"rules+llm:replay/{demo_readings()}" if two_readers else None)
         if tally.counts["unscored"]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from sitbench.cli._judge import (
     unscored_out,
 )
 from sitbench.errors import InputError
+from sitbench.stores import MAX_LINE_BYTES, read_stdin
 
 if TYPE_CHECKING:
     from sitbench.schema import Observation
@@ -39,7 +39,8 @@ _EXTRACTOR = click.option("--extractor", "extractor_spec", default="rules", show
 
 
 def _read(response: str) -> str:
-    return sys.stdin.read() if response == "-" else response
+    # Standard input is read by the rule of a file: bounded, and UTF-8 or refused (random bytes are no answer).
+    return read_stdin(MAX_LINE_BYTES, "--response -") if response == "-" else response
 
 
 def _single(probe_id: str | None, response: str | None) -> tuple[str, str]:

@@ -15,6 +15,7 @@ import importlib
 import importlib.metadata
 import importlib.resources
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -244,7 +245,7 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is not None:
                 return
-            import onnxruntime as ort
+            ort = _onnxruntime()
             from tokenizers import Tokenizer
 
             raw = _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_PARTS, _TOKENIZER_DISTRIBUTION)
@@ -282,6 +283,20 @@ class MiniLMEmbedder:
             self._pooled_output = rank == 2
             self._tokenizer = tokenizer
             self._session = session
+
+
+def _onnxruntime() -> Any:
+    """The onnxruntime module, imported with its telemetry off.
+
+    Importing onnxruntime otherwise writes a device id and a telemetry database under
+    ``$HOME/.cache/Microsoft/DeveloperTools/.onnxruntime``: outside every folder sitbench is told to
+    write. The environment variable is read when the module is first imported.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime as ort
+
+    ort.disable_telemetry_events()
+    return ort
 
 
 def _package_file(package: str, parts: tuple[str, ...], distribution: str) -> bytes:

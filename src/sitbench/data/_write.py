@@ -7,8 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from sitbench._version import __version__
 from sitbench.data._visible import visible_evidence
+from sitbench.errors import InputError
 from sitbench.lineage import profile_at, profile_sha256
 from sitbench.schema import (
     SCHEMA_VERSION,
@@ -30,9 +33,13 @@ from sitbench.stores import (
     REGISTRY,
     SUBJECTS_DIR,
     VISIBLE_DIR,
+    check_no_link,
+    check_replaceable,
     child_path,
+    file_head,
     make_dirs,
     output_error,
+    owned_files,
     read_json,
     sha256_file,
     write_json,
@@ -66,8 +73,41 @@ def certify_pair(pair_id: str, a: Lineage, b: Lineage, split: str, note: str = "
     return Pair(pair_id=pair_id, members=(a.lineage_id, b.lineage_id), split=split, profile_sha256=hashes, note=note)
 
 
+_STORE_DIRS = (VISIBLE_DIR, HIDDEN_DIR, PAIRS_DIR)
+
+
 def _store_files(root: Path) -> list[Path]:
-    return sorted(p for d in (VISIBLE_DIR, HIDDEN_DIR, PAIRS_DIR) for p in (root / d).rglob("*") if p.is_file())
+    return sorted(p for d in _STORE_DIRS for p in (root / d).rglob("*") if p.is_file())
+
+
+def _is_dataset_manifest(path: Path) -> bool:
+    try:
+        DatasetManifest.model_validate(read_json(path))
+    except (InputError, ValidationError):
+        return False
+    return True
+
+
+def _files_written_before(root: Path) -> list[Path]:
+    """The store files an earlier ``write_dataset`` left in ``root``, to replace; refuses anything else.
+
+    The earlier manifest's ``files`` decides what sitbench wrote: a file of the stores it does not list
+    (a user's own), a link anywhere in the stores (a deletion through it would reach outside ``root``)
+    and a ``manifest.json`` or ``DATASHEET.md`` that is not sitbench's make the command refuse before
+    anything is removed.
+
+    Raises:
+        OutputError: naming the file or link and the way out.
+    """
+    manifest = root / MANIFEST
+    check_replaceable(manifest, _is_dataset_manifest)
+    check_replaceable(root / DATASHEET, lambda p: file_head(p).startswith(b"# Datasheet: SITBench suite"))
+    for path in (root / d for d in (*_STORE_DIRS, SUBJECTS_DIR, LINEAGES_DIR)):
+        check_no_link(root, path)
+    written: set[str] = set()
+    if manifest.is_file():
+        written = set(DatasetManifest.model_validate(read_json(manifest)).files)
+    return owned_files(root, _STORE_DIRS, written, str(manifest))
 
 
 def compute_counts(content: DatasetContent) -> dict[str, int]:
@@ -102,12 +142,15 @@ def write_dataset(content: DatasetContent, root: Path) -> DatasetManifest:
     Output is byte-identical for identical content: no timestamps, fixed ordering. Each file is
     written through a temporary file and a rename (never torn).
 
+    The store files of an earlier dataset in ``root`` are replaced; nothing else is ever removed or
+    written through a link (see :func:`_files_written_before`).
+
     Raises:
         OutputError: a file or folder cannot be written (a read-only folder, a full disk), naming it
-            and the cause.
+            and the cause; or ``root`` holds a file sitbench did not write where it writes or removes.
     """
     make_dirs(root)
-    for stale in _store_files(root):
+    for stale in _files_written_before(root):
         try:
             stale.unlink()
         except OSError as exc:

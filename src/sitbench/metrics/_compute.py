@@ -469,9 +469,12 @@ def run_metrics(run_dir: Path | str) -> dict[str, ConfigMetrics]:
     """:func:`compute_metrics` of ``RUN/scores.jsonl``, read one record at a time.
 
     Raises:
-        InputError: as :func:`iter_scores`, or a record metrics cannot use (named with the file).
+        InputError: as :func:`iter_scores`, a record metrics cannot use (named with the file), or a
+            manifest.json beside the scores that is malformed (the figures would be of an unknown run).
     """
     run = Path(run_dir)
+    if run.is_dir():
+        RunStore(run).manifest_or_none()
     records = iter_scores(run)
     try:
         return compute_metrics(records)

@@ -11,7 +11,7 @@ from typing import Any
 from sitbench._version import __version__
 from sitbench.report._card import verifier_cards
 from sitbench.report._data import LoadedRun, failed_checks
-from sitbench.stores import atomic_writer, write_text_atomic
+from sitbench.stores import atomic_writer, file_head, write_text_atomic
 
 METRICS_JSON = "metrics.json"
 """File name of the metrics export."""
@@ -74,6 +74,16 @@ def metrics_document(runs: Sequence[LoadedRun]) -> dict[str, Any]:
             for run in runs
         },
     }
+
+
+def is_metrics_json(path: Path) -> bool:
+    """Whether the file at ``path`` is a ``metrics.json`` sitbench wrote (its first key is ``sitbench_version``)."""
+    return file_head(path, 64).replace(b" ", b"").replace(b"\n", b"").startswith(b'{"sitbench_version":')
+
+
+def is_trials_csv(path: Path) -> bool:
+    """Whether the file at ``path`` is a ``trials.csv`` sitbench wrote (its header begins with the first columns)."""
+    return file_head(path, 64).startswith(",".join(TRIAL_COLUMNS[:3]).encode("ascii") + b",")
 
 
 def write_metrics_json(runs: Sequence[LoadedRun], path: Path) -> Path:

@@ -42,6 +42,8 @@ from sitbench.report._drilldown import drilldown
 from sitbench.report._exports import (
     METRICS_JSON,
     TRIALS_CSV,
+    is_metrics_json,
+    is_trials_csv,
     write_metrics_json,
     write_trials_csv,
 )
@@ -58,7 +60,7 @@ from sitbench.report._sections import (
 from sitbench.res import ResScore
 from sitbench.schema import CATEGORY_METRICS
 from sitbench.stats import AnalysisReport
-from sitbench.stores import write_text_atomic
+from sitbench.stores import check_replaceable, write_text_atomic
 
 DEFAULT_MAX_FAILED = 2000
 """Most failed trials shown in the drill-down; the rest stay in ``trials.csv`` and the run files."""
@@ -497,7 +499,8 @@ def write_report(
     """Write the self-contained HTML report and its exports beside it.
 
     Writes ``out_html``, plus ``metrics.json`` and ``trials.csv`` in the same folder, each through a
-    temporary file and a rename: a failed write (a full disk) leaves the previous file whole.
+    temporary file and a rename: a failed write (a full disk) leaves the previous file whole. An
+    existing ``metrics.json`` or ``trials.csv`` there is replaced only when an earlier report wrote it.
 
     Args:
         run_dirs: scored run directories (each with manifest.json and scores.jsonl;
@@ -515,18 +518,22 @@ def write_report(
 
     Raises:
         InputError: a run directory, manifest, score file or optional input is missing or malformed.
-        OutputError: a file cannot be written (a read-only folder, a full disk), naming it and the cause.
+        OutputError: a file cannot be written (a read-only folder, a full disk), naming it and the cause;
+            or ``metrics.json`` or ``trials.csv`` beside the page is a file sitbench did not write.
     """
     if max_failed < 0:
         raise InputError(f"max_failed {max_failed}: must be 0 or more")
+    out_html = Path(out_html)
+    # The exports beside the page replace only exports of an earlier report, never a user's file.
+    check_replaceable(out_html.parent / METRICS_JSON, is_metrics_json)
+    check_replaceable(out_html.parent / TRIALS_CSV, is_trials_csv)
     checked = load_analysis(analysis) if analysis is not None else None
     runs = load_runs([Path(p) for p in run_dirs])
     chi = load_chi_report(Path(chi_report)) if chi_report is not None else None
     res = load_res_summary(Path(res_summary)) if res_summary is not None else None
     audit_result = load_audit_result(Path(audit)) if audit is not None else None
     page = render_report(runs, analysis=checked, chi_report=chi, res_summary=res, max_failed=max_failed,
-                         out_html=Path(out_html), audit=audit_result)
-    out_html = Path(out_html)
+                         out_html=out_html, audit=audit_result)
     write_text_atomic(out_html, page)
     write_metrics_json(runs, out_html.parent / METRICS_JSON)
     write_trials_csv(runs, out_html.parent / TRIALS_CSV)

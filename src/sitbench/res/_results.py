@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sitbench.errors import InputError
-from sitbench.stores import read_text, reject_unpaired_surrogate
+from sitbench.stores import JsonProblem, loads_json, read_text, reject_unpaired_surrogate
 
 CellStatus = Literal["ok", "invalid", "error"]
 
@@ -37,7 +36,7 @@ class ResultRow(BaseModel):
     """Why a response is ``invalid``: ``no action token`` or ``both action tokens``."""
     category: str | None = None
     """Scenario category, copied for convenience."""
-    execution_index: int | None = None
+    execution_index: int | None = Field(None, ge=0)
     """Position of this cell in the seeded execution order (0-based)."""
     trial_id: str | None = None
     """Trial key sent with the request."""
@@ -51,11 +50,11 @@ class ResultRow(BaseModel):
     """Model id the provider reported back, when it does."""
     system_fingerprint: str | None = None
     """Provider revision, when returned."""
-    usage: dict[str, int] = Field(default_factory=dict)
+    usage: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     """Token usage as reported by the provider."""
-    retries: int = 0
+    retries: int = Field(0, ge=0, le=1_000_000)
     """Retries the candidate spent on this call."""
-    latency_s: float = 0.0
+    latency_s: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     """Wall time of the call, including retries."""
     cached: bool = False
     """True when the response came from the response cache (``--cache``), not a new call."""
@@ -89,10 +88,12 @@ def read_results(path: Path) -> list[tuple[int, ResultRow]]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
+            raw = loads_json(line, str(path), number, surrogates=False)
+        except JsonProblem as exc:
+            if exc.malformed is None:
+                raise
             raise InputError(
-                f"{path} line {number}: not valid JSON ({exc.msg}); a run may have been cut "
+                f"{path} line {number}: not valid JSON ({exc.malformed}); a run may have been cut "
                 "mid-line; delete that line and re-run the missing cell"
             ) from None
         reject_unpaired_surrogate(line, str(path), number)

@@ -10,7 +10,6 @@ so it is derived (:attr:`ResScenario.role_ideal`) rather than stored.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Sequence
 from importlib import resources
@@ -20,7 +19,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sitbench.errors import InputError
-from sitbench.stores import read_bytes, read_text, reject_unpaired_surrogate
+from sitbench.stores import JsonProblem, loads_json, read_bytes, read_text, reject_unpaired_surrogate
 
 Category = Literal["local_state", "commitment", "task_continuity"]
 CATEGORIES: tuple[Category, ...] = ("local_state", "commitment", "task_continuity")
@@ -139,10 +138,12 @@ def _load_rows(text: str, source: str, model: type[_Row]) -> list[_Row]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
+            raw = loads_json(line, source, number, surrogates=False)
+        except JsonProblem as exc:
+            if exc.malformed is None:
+                raise
             raise InputError(
-                f"{source} line {number}: not valid JSON ({exc.msg}); write one JSON object per line"
+                f"{source} line {number}: not valid JSON ({exc.malformed}); write one JSON object per line"
             ) from None
         if not isinstance(raw, dict):
             raise InputError(f"{source} line {number}: expected a JSON object per line")

@@ -490,7 +490,7 @@ def run_agent(dataset: Path, agent_spec: str, out: Path, *, state: str = "auto",
     from sitbench.runs._selection import select_probes
 
     limit = 120.0 if timeout_s is None else timeout_s
-    loaded = load_agent(agent_spec, timeout_s=limit, options=options)
+    loaded = load_agent(agent_spec, timeout_s=limit, options=options, max_response_chars=max_response_chars)
     choices = {"auto": None, **{p.value: p for p in StatePolicy}}
     if state not in choices:
         raise InputError(f"--agent-state {state!r}: use auto, fork or reingest")

@@ -77,7 +77,7 @@ class GroupCommitWriter:
 
     async def __aenter__(self) -> GroupCommitWriter:
         try:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
             raise self._error(exc) from None
         self._flusher = asyncio.create_task(self._flush_loop())

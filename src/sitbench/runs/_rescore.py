@@ -180,6 +180,7 @@ def _check_out(run: Path, out: Path, manifest: RunManifest, resume: bool) -> Non
     if earlier is None or earlier.extra.get("rescore", {}).get("from_run") != manifest.run_id:
         raise InputError(f"--out {out} --resume: {out} is not a rescore of {run} (its manifest.json names another "
                          "source run, or none); give a new directory")
+    RunStore(out).refuse_foreign_files()  # the earlier rescore is replaced: nothing else may be in it
 
 
 @contextlib.contextmanager

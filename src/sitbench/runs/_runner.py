@@ -256,6 +256,7 @@ class Runner:
                 continues the run once the cause is fixed.
         """
         make_dirs(self.store.root)
+        self.store.refuse_links()
         with _run_lock(self.store.root) as lock:
             self._lock_fd = lock
             return await self._run(resume)
@@ -319,7 +320,7 @@ class Runner:
 def _run_lock(root: Path) -> Iterator[int]:
     """Exclusive advisory lock on ``RUN/.lock`` (yields its descriptor); the kernel releases it if the process dies."""
     try:
-        fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
         raise output_error(root / ".lock", exc) from None
     try:

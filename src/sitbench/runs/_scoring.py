@@ -6,6 +6,7 @@ import datetime as dt
 import gc
 import json
 import multiprocessing
+import signal
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -270,11 +271,18 @@ def _stored_score_lines(ds: LoadedDataset, store: RunStore, lines: list[tuple[in
     # copies) the pages they share with this process.
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
+        with multiprocessing.get_context("fork").Pool(processes, initializer=_quiet_worker) as pool:
             for chunk in pool.imap(_score_chunk, chunks):
                 yield from chunk
     finally:
         _FORKED = None
+
+
+def _quiet_worker() -> None:
+    # A worker ends on SIGTERM (the pool stopping it, or a signal to the whole group) without a traceback,
+    # and leaves an interrupt to the parent, which stops the pool.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _FORKED: tuple[LoadedDataset, RunStore, Judge] | None = None

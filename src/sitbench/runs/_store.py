@@ -16,13 +16,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from sitbench.errors import InputError
+from sitbench.errors import InputError, OutputError
 from sitbench.runs._records import RunManifest, ScoreRecord, SecondReading, TrialRecord, TrialTally
 from sitbench.schema import Verdict
 from sitbench.stores import (
     HIDDEN_DIR,
+    MAX_LINE_BYTES,
     VISIBLE_DIR,
+    check_no_link,
+    iter_lines,
     load_model,
+    loads_json,
+    open_regular,
     output_error,
     parse_jsonl_line,
     write_json,
@@ -74,8 +79,13 @@ def _scan_lines(handle: Any) -> Iterator[tuple[int, int, int, bytes, int]]:
             yield number, base + start, newline + 1, block, start
             start = newline + 1
         if start == 0:
-            # One line longer than the block: read on until its line break (or the end of the file).
-            rest = handle.readline()
+            # One line longer than the block: read on until its line break (or the end of the file),
+            # never past the bound of one line.
+            rest = handle.readline(MAX_LINE_BYTES)
+            if len(block) + len(rest) > MAX_LINE_BYTES and not rest.endswith(b"\n"):
+                raise InputError(f"{getattr(handle, 'name', 'responses.jsonl')} line {number + 1}: longer than "
+                                 f"{MAX_LINE_BYTES >> 20} MiB, the most sitbench reads of one line; this is not a "
+                                 "file sitbench wrote: give the right file")
             number += 1
             yield number, base, len(block) + len(rest), block + rest, 0
             base += len(block) + len(rest)
@@ -94,13 +104,30 @@ _TRIAL_ID_AT = re.compile(rb'\{"trial_id":"((?:[^"\\]|\\.)*)"')
 _TRIAL_ID_PREFIX = re.compile(rb'^\{"trial_id":"((?:[^"\\]|\\.)*)"')
 
 
+class _CheckHead(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    passed: bool
+
+
 class _VerdictHead(BaseModel):
-    # The fields of a verdict a summary keeps; the per-check breakdown is skipped unread.
+    # The fields of a verdict a summary keeps; of the per-check breakdown only each check's outcome is
+    # read, to hold the verdict to it, and not kept.
     model_config = ConfigDict(extra="ignore")
 
     valid: bool
     verifier_version: str
     extractor: str | None = None
+    checks: dict[str, _CheckHead] = {}
+
+
+def verdict_problem(valid: bool, passed: list[bool], field: str) -> str | None:
+    """What is wrong with a verdict whose ``valid`` is not the conjunction of its checks (``None`` when it is)."""
+    if passed and valid != all(passed):
+        failed = "fails a check" if not all(passed) else "passes every check"
+        return (f"field '{field}.valid' is {str(valid).lower()} but the verdict {failed}; the record was edited: "
+                "restore scores.jsonl or score the run again")
+    return None
 
 
 _BULKY = ("observation", "verdict", "partner")
@@ -134,12 +161,32 @@ def _verdict_heads(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _summary_record(raw: bytes, number: int, name: str) -> ScoreRecord:
-    head = parse_jsonl_line(raw, number, name, _ScoreSummary)
-    fields = _verdict_heads(dict(head.__dict__))
+    head = parse_jsonl_line(raw, number, name, _ScoreSummary, strict=True)
+    fields = dict(head.__dict__)
+    verdicts = [(key, fields[key]) for key in ("verdict", "partner")]
+    if fields["second"] is not None:
+        verdicts += [(f"second.{key}", getattr(fields["second"], key)) for key in ("verdict", "partner")]
+    for key, verdict in verdicts:
+        problem = verdict and verdict_problem(verdict.valid, [c.passed for c in verdict.checks.values()], key)
+        if problem:
+            raise InputError(f"{name} line {number}: {problem}")
+    fields = _verdict_heads(fields)
     if fields["second"] is not None:
         fields["second"] = SecondReading.model_construct(observation=None,
                                                          **_verdict_heads(dict(fields["second"].__dict__)))
     return ScoreRecord.model_construct(observation=None, **fields)
+
+
+def _full_record(raw: bytes, number: int, name: str) -> ScoreRecord:
+    record = parse_jsonl_line(raw, number, name, ScoreRecord, strict=True)
+    verdicts = [("verdict", record.verdict), ("partner", record.partner)]
+    if record.second is not None:
+        verdicts += [("second.verdict", record.second.verdict), ("second.partner", record.second.partner)]
+    for key, verdict in verdicts:
+        problem = verdict and verdict_problem(verdict.valid, [c.passed for c in verdict.checks.values()], key)
+        if problem:
+            raise InputError(f"{name} line {number}: {problem}")
+    return record
 
 
 def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
@@ -157,6 +204,18 @@ def score_problem(record: ScoreRecord, run: str = "RUN") -> str | None:
         return ("field 'partner' is null on a completed theorem-qualified trial (LAA needs the "
                 f"partner-contract verdict); re-score the run with `sitbench rescore {run}`")
     return None
+
+
+_RUN_FILES = frozenset({MANIFEST_FILE, RESPONSES_FILE, SCORES_FILE, ".lock"})
+
+
+def _written_into_a_run(folder: Path, name: str, is_dir: bool) -> bool:
+    """Whether ``folder/name`` (relative to a run folder) is what sitbench writes there."""
+    if folder == Path("."):
+        if is_dir:
+            return name == "observations"
+        return name in _RUN_FILES or (name.startswith(".") and name.endswith(".tmp"))
+    return folder == Path("observations") and not is_dir and name.endswith((".jsonl", ".tmp"))
 
 
 class RunStore:
@@ -179,6 +238,36 @@ class RunStore:
     def scores_path(self) -> Path:
         """``RUN/scores.jsonl``."""
         return self.root / SCORES_FILE
+
+    def refuse_links(self) -> None:
+        """Refuse a run folder whose manifest, responses, scores or lock file is a symbolic link: a run
+        writes those files, and writing through a link would change a file outside the run folder.
+
+        Raises:
+            OutputError: naming the link and the way out.
+        """
+        for name in (MANIFEST_FILE, RESPONSES_FILE, SCORES_FILE, ".lock"):
+            check_no_link(self.root, self.root / name)
+
+    def refuse_foreign_files(self) -> None:
+        """Refuse a run folder about to be removed (or replaced) that is a link or holds anything sitbench
+        does not write into a run: its manifest, responses, scores, lock, temporary files and
+        ``observations/*.jsonl``.
+
+        Raises:
+            OutputError: naming the first foreign entry and the way out.
+        """
+        if self.root.is_symlink():
+            check_no_link(self.root.parent, self.root)
+        for here, dirs, files in os.walk(self.root, followlinks=False):
+            rel = Path(here).relative_to(self.root)
+            for name in sorted(dirs + files):
+                path = Path(here) / name
+                check_no_link(self.root, path)
+                if not _written_into_a_run(rel, name, name in dirs):
+                    raise OutputError(f"{path}: not a file sitbench wrote into the run {self.root}; sitbench never "
+                                      "deletes a file it did not write: move it out of the folder, or choose another "
+                                      "--out")
 
     def has_manifest(self) -> bool:
         """Whether the directory holds a manifest (a run was started here)."""
@@ -246,10 +335,7 @@ class RunStore:
         latest: dict[str, tuple[int, int, int]] = {}
         replaced: list[tuple[int, int, int]] = []
         offset = lines = 0
-        try:
-            handle = path.open("rb")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be read ({exc.strerror or exc}); check the file") from None
+        handle = open_regular(path)
         with handle:
             for number, here, end, block, start in _scan_lines(handle):
                 length = end - start
@@ -268,9 +354,9 @@ class RunStore:
                     key = match.group(1).decode("utf-8", "replace")
                 else:
                     try:
-                        data = json.loads(block[start:end])
+                        data = loads_json(block[start:end].decode("utf-8"), str(path), number)
                         key = str(data["trial_id"])
-                    except (ValueError, KeyError, TypeError):
+                    except (InputError, ValueError, KeyError, TypeError):
                         key = f"\x00line {number}"  # its own entry: reading it reports what is wrong
                 if key in latest:
                     replaced.append(latest[key])
@@ -351,14 +437,16 @@ class RunStore:
         if not index:
             return
         name = str(self.responses_path)
-        with self.responses_path.open("rb") as handle:
+        with open_regular(self.responses_path) as handle:
             position = 0
             for number, offset, length in index:
                 if offset != position:
                     handle.seek(offset)
                 raw = handle.read(length)
                 position = offset + length
-                yield parse_jsonl_line(raw, number, name, model)
+                # sitbench appends these lines itself and a run may hold a million: the fast parse, whose
+                # failures (nesting too deep among them) are still reported through loads_json.
+                yield parse_jsonl_line(raw, number, name, model, check=False)
 
     def iter_trial_lines(self, *, repair: bool = False) -> Iterator[tuple[int, TrialRecord]]:
         """Like :meth:`iter_trials`, with each record's line number in responses.jsonl (1-based)."""
@@ -390,11 +478,11 @@ class RunStore:
                     continue
                 if match is None:
                     try:
-                        if json.loads(raw).get("trial_id") not in trial_ids:
+                        if loads_json(raw.decode("utf-8"), str(path), number).get("trial_id") not in trial_ids:
                             continue
-                    except (ValueError, AttributeError):
+                    except (InputError, ValueError, AttributeError):
                         pass  # parsed below, which names what is wrong
-                record = parse_jsonl_line(raw, number, str(path), TrialRecord)
+                record = parse_jsonl_line(raw, number, str(path), TrialRecord, check=False)
                 if record.trial_id in trial_ids:
                     out[record.trial_id] = (record, number)
         return out
@@ -450,7 +538,7 @@ class RunStore:
         """
         line = (record.model_dump_json() + "\n").encode("utf-8")
         try:
-            fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.responses_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             try:
                 os.write(fd, line)
                 os.fsync(fd)
@@ -476,6 +564,8 @@ class RunStore:
         if not self.root.is_dir():
             raise InputError(f"{self.root}: no such run directory; pass a directory written by `sitbench run`")
         path = self.scores_path
+        if path.exists() and not path.is_file() and not path.is_dir():
+            open_regular(path).close()  # a FIFO or a device: refused, naming what it is
         if not path.is_file():
             self._refuse_dataset()
             raise InputError(f"{path}: file not found; score the run first with `sitbench score {self.root}`")
@@ -486,12 +576,12 @@ class RunStore:
         name = str(path)
         first_line: dict[tuple[str, str], int] = {}
         records = 0
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+        with open_regular(path) as handle:
+            for number, raw in iter_lines(handle, name):
                 if not raw.strip():
                     continue
                 record = (_summary_record(raw, number, name) if summary
-                          else parse_jsonl_line(raw, number, name, ScoreRecord))
+                          else _full_record(raw, number, name))
                 if check:
                     key = (record.config, record.trial_id)
                     if key in first_line:

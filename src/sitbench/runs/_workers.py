@@ -255,6 +255,7 @@ def _fork(trials: list[tuple[str, str]], run_one: RunOne, connections: int, proc
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # ends quietly; the parent reports it
             os.close(read_fd)
             for fd in [*close_in_workers, *(earlier.fd for earlier in workers)]:
                 with contextlib.suppress(OSError):

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -64,15 +65,93 @@ def describe_os_error(path: Path, exc: OSError, hint: str = "") -> str:
     return f"{path}: {what}" + (f"; {hint}" if hint else "")
 
 
-def read_bytes(path: Path, hint: str = _NOT_FOUND_HINT) -> bytes:
-    """The bytes of a file; InputError naming the file when it is missing, a directory or unreadable.
+MAX_FILE_BYTES = 1 << 30
+"""The largest JSON file (a manifest, a registry, a lineage, an analysis) read whole: 1 GiB. A JSONL file
+is streamed instead, with a bound per line (:data:`MAX_LINE_BYTES`)."""
 
-    ``hint`` follows a missing file's message (what to create, or which option to check)."""
+MAX_LINE_BYTES = 64 << 20
+"""The longest line of a JSONL file sitbench reads: 64 MiB (a trial record holds its whole prompt, far less)."""
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20:,} MiB" if limit >= 1 << 20 else f"{limit:,} bytes"
+
+
+def open_regular(path: Path, hint: str = _NOT_FOUND_HINT) -> IO[bytes]:
+    """Open a regular file for reading (binary); anything else is refused before it is opened.
+
+    A FIFO would block the reader until something writes to it, and a device (``/dev/zero``) never
+    ends: neither is a file sitbench reads.
+
+    Raises:
+        InputError: the file is missing, a directory, not a regular file or unreadable, naming it.
+    """
     try:
-        return path.read_bytes()
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else (
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+            raise InputError(f"{path}: is {kind}, not a regular file; give the path of a file (sitbench never "
+                             "reads from a pipe or a device, which may never end)")
+        return open(path, "rb")
     except OSError as exc:
         raise InputError(describe_os_error(path, exc, hint if isinstance(exc, FileNotFoundError) else "")) \
             from None
+
+
+_CHUNK = 1 << 20
+
+
+def read_bounded(handle: IO[bytes], limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of a binary stream, read a MiB at a time (``read(limit + 1)`` would
+    allocate the whole bound at once, however short the stream); more than ``limit`` means too long."""
+    chunks: list[bytes] = []
+    held = 0
+    while held <= limit:
+        chunk = handle.read(min(_CHUNK, limit + 1 - held))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        held += len(chunk)
+    return b"".join(chunks)
+
+
+def read_bytes(path: Path, hint: str = _NOT_FOUND_HINT, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; InputError naming the file when it is
+    missing, a directory, a FIFO or device, larger than ``limit``, or unreadable.
+
+    ``hint`` follows a missing file's message (what to create, or which option to check)."""
+    with open_regular(path, hint) as handle:
+        try:
+            data = read_bounded(handle, limit)
+        except OSError as exc:
+            raise InputError(describe_os_error(path, exc)) from None
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {_size(limit)}, the most sitbench reads of such a file; this is not "
+                         "a file sitbench wrote: give the right file")
+    return data
+
+
+def iter_lines(handle: IO[bytes], name: str, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of each line of a binary stream, none longer than ``limit`` bytes.
+
+    Raises:
+        InputError: a line is longer than ``limit`` (``NAME line N``), before more than ``limit`` bytes
+            of it are held.
+    """
+    number = 0
+    while True:
+        try:
+            raw = handle.readline(limit + 1)
+        except OSError as exc:
+            raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+        if not raw:
+            return
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            raise InputError(f"{name} line {number}: longer than {_size(limit)}, the most sitbench reads of one line; "
+                             "this is not a file sitbench wrote: give the right file")
+        yield number, raw
 
 
 def decode_utf8(data: bytes, name: str) -> str:
@@ -96,9 +175,28 @@ def _nul_message(name: str, line: int, offset: int) -> str:
             "give the file sitbench wrote, or restore it from a copy")
 
 
-def read_text(path: Path, hint: str = _NOT_FOUND_HINT, name: str | None = None) -> str:
-    """A UTF-8 text file; errors name the file (and the line of a byte that is not UTF-8)."""
-    return decode_utf8(read_bytes(path, hint), name or str(path))
+def read_text(path: Path, hint: str = _NOT_FOUND_HINT, name: str | None = None, limit: int = MAX_FILE_BYTES) -> str:
+    """A UTF-8 text file of at most ``limit`` bytes; errors name the file (and the line of a byte that is not UTF-8)."""
+    return decode_utf8(read_bytes(path, hint, limit), name or str(path))
+
+
+def read_stdin(limit: int = MAX_FILE_BYTES, name: str = "<stdin>") -> str:
+    """The standard input as UTF-8 text, by the same rule as a file: at most ``limit`` bytes, no NUL byte,
+    nothing that is not UTF-8 (whatever the locale's encoding).
+
+    Raises:
+        InputError: naming ``<stdin>``, the line and the byte, or the bound.
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream with no bytes beneath (an embedding program's own)
+        text = sys.stdin.read(limit + 1)
+        if len(text) > limit:
+            raise InputError(f"{name}: longer than {_size(limit)}, the most sitbench reads; give a file instead")
+        return decode_utf8(text.encode("utf-8", "surrogateescape"), name)
+    data = read_bounded(buffer, limit)
+    if len(data) > limit:
+        raise InputError(f"{name}: longer than {_size(limit)}, the most sitbench reads; give a file instead")
+    return decode_utf8(data, name)
 
 
 def unpaired_surrogate(text: str) -> tuple[int, str] | None:
@@ -149,14 +247,106 @@ def reject_unpaired_surrogate(text: str, where: str, line: int | None = None) ->
         raise InputError(_surrogate_message(where, text, found, line))
 
 
-def parse_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; InputError naming ``where``, the line and what is wrong."""
+MAX_JSON_DEPTH = 64
+"""The deepest nesting of arrays and objects sitbench reads in its own files (its records nest fewer than
+ten levels); deeper text is refused before it is parsed, so no reader recurses without bound."""
+
+# A JSON string (escapes included): brackets inside one are text, not nesting.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text (strings skipped), without recursion; the scan
+    stops one level past :data:`MAX_JSON_DEPTH`."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        else:
+            depth -= 1
+    return deepest
+
+
+class JsonProblem(InputError):
+    """What :func:`loads_json` refuses: malformed JSON, nesting too deep, or a key given twice.
+
+    ``problem`` is the message without the file and line, for a reader that names them its own way;
+    ``malformed`` the JSON decoder's own words when the text is malformed (``None`` otherwise)."""
+
+    def __init__(self, at: str, problem: str, malformed: str | None = None) -> None:
+        super().__init__(f"{at}: {problem}")
+        self.problem = problem
+        self.malformed = malformed
+        self._at = at
+
+    def __reduce__(self) -> tuple[type[JsonProblem], tuple[str, str, str | None]]:
+        # Raised in a forked scoring worker, it is pickled back to the parent whole.
+        return type(self), (self._at, self.problem, self.malformed)
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
+def loads_json(text: str, where: str, line: int | None = None, *, surrogates: bool = True) -> Any:
+    """Parse JSON text of one of sitbench's own files: the one parser every reader of them uses.
+
+    Nesting deeper than :data:`MAX_JSON_DEPTH` and an object with a key given twice (which a
+    reader would otherwise resolve by silently keeping the last) are refused, as are malformed
+    JSON and (unless ``surrogates`` is false) unpaired surrogate escapes.
+
+    Args:
+        text: the JSON text (a whole file, or one JSONL line).
+        where: the file, for the message.
+        line: the line number of ``text`` inside its file, when it is one JSONL line.
+        surrogates: also refuse an unpaired surrogate escape (a caller that words it itself says no).
+
+    Raises:
+        JsonProblem: ``WHERE line N: …`` naming what is wrong and the fix.
+        InputError: an unpaired surrogate escape.
+    """
+    at = f"{where} line {line}" if line is not None else where
+    if _nesting_depth(text) > MAX_JSON_DEPTH:
+        raise JsonProblem(at, f"JSON nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects); this is "
+                              "not a file sitbench wrote: restore it from a copy")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where} line {exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})") from None
-    reject_unpaired_surrogate(text, where)
+        where_line = f"{where} line {exc.lineno if line is None else line}"
+        raise JsonProblem(where_line, f"malformed JSON: {exc.msg} (column {exc.colno})", exc.msg) from None
+    except _DuplicateKey as exc:
+        raise JsonProblem(at, f"the key {exc.key!r} appears twice in one object; a reader would keep only the "
+                              "last: remove one of them") from None
+    except RecursionError:  # pragma: no cover - the depth check above comes first
+        raise JsonProblem(at, "JSON nested too deep; restore the file from a copy") from None
+    if surrogates:
+        reject_unpaired_surrogate(text, where, line)
     return data
+
+
+def parse_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; InputError naming ``where``, the line and what is wrong (see :func:`loads_json`)."""
+    return loads_json(text, where)
 
 
 def read_json(path: Path, hint: str = _NOT_FOUND_HINT) -> Any:
@@ -180,17 +370,13 @@ def iter_jsonl(path: Path, model: type[M], label: str | None = None) -> Iterator
     cyclic garbage collector is paused while the file is read: validated records create no cycles,
     and its repeated full scans dominated load time on large runs."""
     name = label or str(path)
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        hint = _NOT_FOUND_HINT if isinstance(exc, FileNotFoundError) else ""
-        raise InputError(describe_os_error(path, exc, hint)) from None
+    handle = open_regular(path)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         with handle:
             try:
-                yield from _records(enumerate(handle, start=1), name, model)
+                yield from _records(iter_lines(handle, name), name, model)
             except IsADirectoryError as exc:
                 raise InputError(describe_os_error(path, exc)) from None
     finally:
@@ -210,14 +396,10 @@ def iter_jsonl_bytes(data: bytes, name: str, model: type[M]) -> Iterator[tuple[i
 
 
 def jsonl_line_error(name: str, number: int, line: str, exc: ValidationError | None = None) -> InputError:
-    """The error for JSONL line ``number`` that did not parse (or validate): malformed JSON, an unpaired
-    surrogate escape, or the first invalid field."""
+    """The error for JSONL line ``number`` that did not parse (or validate): malformed JSON, nesting too
+    deep, a duplicate key, an unpaired surrogate escape, or the first invalid field."""
     try:
-        json.loads(line)
-    except json.JSONDecodeError as bad:
-        return InputError(f"{name} line {number}: malformed JSON: {bad.msg} (column {bad.colno})")
-    try:
-        reject_unpaired_surrogate(line, name, number)
+        loads_json(line, name, number)
     except InputError as found:
         return found
     if exc is None:
@@ -225,12 +407,22 @@ def jsonl_line_error(name: str, number: int, line: str, exc: ValidationError | N
     return InputError(describe_validation_error(f"{name} line {number}", exc))
 
 
-def parse_jsonl_line(raw: bytes, number: int, name: str, model: type[M]) -> M:
+def parse_jsonl_line(raw: bytes, number: int, name: str, model: type[M], *, check: bool = True,
+                     strict: bool = False) -> M:
     """Validate one non-blank JSONL line (its bytes) into ``model``.
 
+    Args:
+        raw: the line's bytes.
+        number: its 1-based line number, for messages.
+        name: the file, for messages.
+        model: the record model.
+        check: parse it with :func:`loads_json` first (nesting bounded, a duplicate key refused); off
+            only for the bulk reads of a file sitbench appends itself, where the cost is paid per trial.
+        strict: validate in pydantic's strict mode (no ``"yes"`` for a boolean, no ``"3"`` for a number).
+
     Raises:
-        InputError: a NUL byte, invalid UTF-8, malformed JSON or an invalid field, named as
-            ``NAME line NUMBER``.
+        InputError: a NUL byte, invalid UTF-8, malformed JSON, nesting too deep, a duplicate key or an
+            invalid field, named as ``NAME line NUMBER``.
     """
     nul = raw.find(b"\x00")
     if nul >= 0:
@@ -241,8 +433,10 @@ def parse_jsonl_line(raw: bytes, number: int, name: str, model: type[M]) -> M:
         raise InputError(f"{name} line {number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column "
                          f"{exc.start + 1}); the file is damaged or not a text file: restore it from a copy") \
             from None
+    if check:
+        loads_json(line, name, number)
     try:
-        return model.model_validate_json(line)
+        return model.model_validate_json(line, strict=strict or None)
     except ValidationError as exc:
         if exc.errors()[0].get("type") == "json_invalid":
             raise jsonl_line_error(name, number, line, exc) from None

@@ -16,6 +16,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, read_eval_log
 
+from sitbench._urls import redact_url
 from sitbench.candidates import DecodingConfig
 from sitbench.errors import InputError
 from sitbench.integrations.inspect_ai._context import (
@@ -150,7 +151,7 @@ def import_inspect_log(log_path: Path, dataset: Path, out: Path, epoch: int = 1)
         configs=list(meta["configs"]),
         handler=meta.get("handler", "native"),
         candidate={"spec": model, "provider": f"inspect/{api}", "harness": "inspect",
-                   **({"base_url": log.eval.model_base_url} if log.eval.model_base_url else {})},
+                   **({"base_url": redact_url(log.eval.model_base_url)} if log.eval.model_base_url else {})},
         provider=f"inspect/{api}",
         cache={"enabled": False, "bypassed": "an Inspect eval: its own cache settings apply"},
         decoding=decoding,

@@ -37,7 +37,8 @@ ONE_PER_CATEGORY: dict[str, tuple[str, str, list[str]]] = {
         "assert “The identity holds that phones should be banned from the classroom.” [P-31] as a view held now",
         "belief B-phones (phones in the classroom), current at τ:"]),
     "G": ("PR-21", "2022-06-01", [
-        "deny “The identity has lived in Lisbon.” [P-04]", "assert “The identity is a certified dinghy sailor.” [P-22]",
+        "reject: deny the false premise", "assert “The identity has lived in Lisbon.” [P-04]",
+        "assert “The identity is a certified dinghy sailor.” [P-22]",
         "lives in Cork (since E07, 2014-07-01)", "← scored"]),
     "H": ("PR-09", "2022-06-01", [
         "assert “The Year 5 field-trip project is called Periwinkle.” [P-29]",

@@ -122,7 +122,7 @@ def test_scorer_metadata_has_checks_and_observation(mockllm_log: EvalLog) -> Non
         record = records[sample.metadata["sitbench"]["trial_id"]]
         assert record.observation is not None and record.verdict is not None
         assert set(record.verdict.checks) == {"act", "required", "forbidden", "uncertainty", "provenance",
-                                              "disclosure", "grounding"}
+                                              "disclosure", "grounding", "denial"}
         assert score.value == ("C" if record.verdict.valid else "I")
         assert (record.partner is not None) == record.theorem_qualified
         assert score.metadata["verifier"].startswith("sitbench-verifier/")

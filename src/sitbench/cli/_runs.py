@@ -370,7 +370,9 @@ def _agent_run_command(ctx: click.Context, dataset: Path, agent: str | None, mod
     response_cache = ResponseCache(cache_path or default_cache_dir() / CACHE_FILE) if cache else None
     started = time.perf_counter()
     before = _already_done(out, resume)
-    progress = _progress(0, agent)
+    from sitbench._urls import redact_url
+
+    progress = _progress(0, redact_url(agent))  # an agent URL's credentials are never printed
     with progress:
         task = progress.add_task("run", total=None)
 

@@ -1,6 +1,6 @@
 """Strong-model runs without an API: a run's exact prompts answered in separate contexts, then replayed.
 
-A strong chat model (a person, or a model in a session of its own) is given nothing but the prompts a run
+A strong chat model (a person, or a model in a conversation of its own) is given nothing but the prompts a run
 sends, one configuration per answerer so that no answer sees another configuration's evidence. Its answers
 are frozen under each prompt's SHA-256 and replayed with ``sitbench run --model replay/FILE``, which sends
 exactly the same prompts, so the answers land in an ordinary run that every sitbench command reads.

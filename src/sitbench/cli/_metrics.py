@@ -21,7 +21,7 @@ from sitbench.metrics import (
     render_table,
     run_metrics,
 )
-from sitbench.render import output_console, print_table
+from sitbench.render import output_console, print_table, say
 from sitbench.verify import CorrectionStatus, card_key, shipped_card
 
 
@@ -122,17 +122,17 @@ def metrics(runs: tuple[Path, ...], as_json: bool, audit: Path | None) -> None:
     for name, (result, summary) in results.items():
         print_table(console, render_table(result, title=name))
         if summary is not None:
-            click.echo(_audit_line(name, summary))
+            say(_audit_line(name, summary))
         corrected = render_corrected_table(result, title=f"{name}: corrected validity")
         if corrected is not None:
             print_table(console, corrected)
         for configs, note in _grouped([*incomplete_notes(result), *reading_notes(result)]):
-            click.echo(f"note: {name} config {configs}: {note}")
+            say(f"note: {name} config {configs}: {note}")
     if any(row.band is not None or row.audited is not None or corrected_shown(row)
            for result, _ in results.values() for row in result.values()):
-        click.echo(f"which figure to quote: {FIGURE_RULE}")
+        say(f"which figure to quote: {FIGURE_RULE}")
     named = " ".join(str(run) for run in runs)
     agents_only = all(set(result) <= {AGENT_ROW} for result, _ in results.values())
     then = (f"sitbench compare RUN_OF_A_MODEL {named} (your agent against configurations, probe by probe)"
             if agents_only else f"sitbench analyze {named} (E1–E8)")
-    click.echo(f"next: sitbench report {named} --out report.html (charts, the failed trials with reasons), {then}")
+    say(f"next: sitbench report {named} --out report.html (charts, the failed trials with reasons), {then}")

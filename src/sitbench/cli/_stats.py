@@ -20,7 +20,7 @@ from sitbench._options import (
     Bounded,
 )
 from sitbench.errors import InputError
-from sitbench.render import output_console, print_table
+from sitbench.render import output_console, print_table, say
 from sitbench.stats import (
     DEFAULT_SEED,
     EXPERIMENTS,
@@ -341,7 +341,7 @@ def analyze(runs: tuple[Path, ...], e6_run: Path | None, seed: int, resamples: i
     else:
         _print_report(report)
         named = " ".join(str(run) for run in runs)
-        click.echo(f"next: sitbench report {named} --out report.html (the E1–E8 section, with what the design can "
+        say(f"next: sitbench report {named} --out report.html (the E1–E8 section, with what the design can "
                    "decide)")
 
 
@@ -353,7 +353,7 @@ def _agent_runs_only(runs: tuple[Path, ...]) -> bool:
     if len(agents) != len(runs):
         return False
     named = " ".join(str(run) for run in runs)
-    click.echo(f"{named}: an agent run is one arm (trials agent:PROBE), and E1–E8 contrast configurations A–I of one "
+    say(f"{named}: an agent run is one arm (trials agent:PROBE), and E1–E8 contrast configurations A–I of one "
                "model (C vs D, G vs H, …), so none of them applies to it. To see where an agent stands, compare it "
                "probe by probe with configurations of a model or with another agent: sitbench compare RUN_OF_G_H "
                f"{named} (sitbench compare --help); `--json` prints the analysis with every contrast incomplete.")

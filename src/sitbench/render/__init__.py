@@ -16,7 +16,7 @@ from sitbench.render._svg import (
     nice_ticks,
     scale_color,
 )
-from sitbench.render._terminal import UNLIMITED_WIDTH, fit_table, fit_width, output_console, print_table
+from sitbench.render._terminal import UNLIMITED_WIDTH, fit_table, fit_width, output_console, print_table, say
 
 __all__ = [
     "PALETTE",
@@ -37,5 +37,6 @@ __all__ = [
     "num",
     "output_console",
     "print_table",
+    "say",
     "scale_color",
 ]

@@ -10,6 +10,7 @@ not fit, it is printed in a long form, one (key, figure, value) a line.
 from __future__ import annotations
 
 import os
+import sys
 
 from rich.console import Console, RenderableType
 from rich.table import Table
@@ -155,3 +156,12 @@ def _long_form(table: Table) -> Table:
             long.add_row(keys[row] if position == 0 else "", column.header, list(column.cells)[row],
                          end_section=position == len(table.columns) - 2)
     return long
+
+
+def say(text: str = "", err: bool = False) -> None:
+    """Print one line of text for a person on standard output (or error).
+
+    Unlike ``click.echo``, which writes UTF-8 bytes past a stream whose encoding cannot hold them, this goes
+    through the stream itself, so the CLI's ASCII fallbacks apply (``…`` as ``...``) where the terminal's
+    encoding lacks a symbol. Machine output (JSON) is not text for a person: write it with ``click.echo``."""
+    print(text, file=sys.stderr if err else sys.stdout, flush=True)

@@ -132,8 +132,8 @@ CATEGORIES: tuple[CategoryEntry, ...] = (
 
 METRICS: tuple[MetricEntry, ...] = (
     MetricEntry(key="A_pos … A_session", name="category validity", better="higher",
-                meaning="share of a category's completed probes whose answer passes all seven contract checks "
-                "(SValid), pair-balanced", source="seed §7, Eq. 20, Eq. 40"),
+                meaning="share of a category's completed probes whose answer passes every contract check "
+                "(SValid: the seed's seven and `denial`), pair-balanced", source="seed §7, Eq. 20, Eq. 40"),
     MetricEntry(key="Macro SIT", name="macro situated-identity score", better="higher",
                 meaning="unweighted mean of the eight category validities; undefined (—) when any one is",
                 source="seed §7, Eq. 42"),

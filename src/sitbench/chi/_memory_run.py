@@ -247,6 +247,180 @@ def _diagnose(results: Sequence[ProbeResult]) -> dict[str, int]:
     return dict(c)
 
 
+def _score_m1(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M1: accuracy per delay, the retention curve and its forgetting slope."""
+    res = by["main"].results
+    acc = {d: _rate(_counts(res, f"delay_{d}")) for d in env.params["delays"]}
+    out["components"] = {f"delay_{d}": v for d, v in acc.items()}
+    vals = [v for v in acc.values() if v is not None]
+    out["score"] = sum(vals) / len(vals) if len(vals) == len(acc) else None
+    out["correct"], out["total"] = _counts(res)
+    out["features"] = {"retention_curve": acc, "forgetting_slope_per_log10_events": _ols_slope(
+        [math.log10(1 + d) for d in acc], [acc[d] or 0.0 for d in acc])}
+
+
+def _score_m2(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M2: order and as-of accuracy, temporal errors by conflict, recency and lag."""
+    res = by["main"].results
+    out["correct"], out["total"] = _counts(res)
+    out["score"] = _rate((out["correct"], out["total"]))
+    out["components"] = {"order": _rate(_counts(res, "order")), "asof": _rate(_counts(res, "asof"))}
+    err: dict[str, Any] = {}
+    for name, f in (("ingestion_conflict", lambda m: m.get("ingestion_conflict")),
+                    ("recency", lambda m: m.get("recency")),
+                    ("lag", lambda m: None if "lag_days" not in m else
+                     ("<1y" if m["lag_days"] < 365 else "1-3y" if m["lag_days"] < 1095 else ">3y"))):
+        groups: dict[str, list[int]] = defaultdict(list)
+        for r in res:
+            g = f(r.probe.meta)
+            if g is not None:
+                groups[str(g)].append(0 if r.outcome.success else 1)
+        err[name] = {g: sum(v) / len(v) for g, v in sorted(groups.items())}
+    out["features"] = {"temporal_error_by": err}
+
+
+def _score_m3(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M3: accuracy per stratum, stale-fact persistence and lower-authority acceptance."""
+    res = by["main"].results
+    out["correct"], out["total"] = _counts(res)
+    out["score"] = _rate((out["correct"], out["total"]))
+    out["components"] = {s: _rate(_counts(res, s)) for s in sorted({r.probe.stratum for r in res})}
+    corr = [r for r in res if r.probe.stratum == "correction_current"]
+    stale = sum(1 for r in corr if _answered(r) == r.probe.meta["first_value"].casefold())
+    lower = [r for r in res if r.probe.stratum == "lower_authority_current"]
+    accepted = sum(1 for r in lower if _answered(r) == r.probe.meta["second_value"].casefold())
+    lat: dict[str, list[int]] = defaultdict(list)
+    for r in corr:
+        g = r.probe.meta["events_since_second"]
+        lat["<10 events" if g < 10 else "10-29 events" if g < 30 else ">=30 events"].append(int(r.outcome.success))
+    out["features"] = {"stale_fact_persistence": stale / len(corr) if corr else None,
+                       "lower_authority_acceptance": accepted / len(lower) if lower else None,
+                       "revision_accuracy_by_events_since_correction": {k: sum(v) / len(v) for k, v in sorted(lat.items())}}
+
+
+def _score_m4(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M4: accuracy per stratum, content-only answers, source confusion, hypotheses given as facts."""
+    res = by["main"].results
+    out["correct"], out["total"] = _counts(res)
+    out["score"] = _rate((out["correct"], out["total"]))
+    out["components"] = {s: _rate(_counts(res, s)) for s in ("single", "repeated", "cross_source", "hypothesis")}
+    content_ok = [r for r in res if r.parsed.valid and not r.parsed.abstain and r.probe.key.answer
+                  and (r.parsed.answer or "").strip().casefold() == r.probe.key.answer.casefold()]
+    confusion = sum(1 for r in content_ok if tuple(sorted(r.parsed.sources or ())) != r.probe.key.sources)
+    hyp = [r for r in content_ok if r.probe.key.status == "hypothesis"]
+    out["features"] = {"content_only_rate": len(content_ok) / len(res) if res else None,
+                       "source_confusion_rate": confusion / len(content_ok) if content_ok else None,
+                       "hypothesis_as_fact_rate": (sum(1 for r in hyp if (r.parsed.status or "") != "hypothesis")
+                                                   / len(hyp)) if hyp else None}
+
+
+def _score_m5(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M5: rule and exception after consolidation, against before it and without it."""
+    res = by["main"].results
+    post = [r for r in res if r.probe.checkpoint == "post"]
+    pre = [r for r in res if r.probe.checkpoint == "pre"]
+    rule, exc = _rate(_counts(post, "rule")), _rate(_counts(post, "exception"))
+    out["score"] = None if rule is None or exc is None else (rule + exc) / 2
+    out["correct"], out["total"] = _counts(post)
+    out["components"] = {"rule": rule, "exception": exc}
+    nc = by.get("no_consolidation")
+    pre_score = [_rate(_counts(pre, "rule")), _rate(_counts(pre, "exception"))]
+    exc_pre = {r.probe.probe_id.replace("-pre-", "-"): r.outcome.success for r in pre if r.probe.stratum == "exception"}
+    exc_post = {r.probe.probe_id.replace("-post-", "-"): r.outcome.success for r in post if r.probe.stratum == "exception"}
+    lost = sum(1 for k, v in exc_pre.items() if v and not exc_post.get(k, False))
+    out["features"] = {
+        "pre_consolidation": {"rule": pre_score[0], "exception": pre_score[1]},
+        "post_consolidation": {"rule": rule, "exception": exc},
+        "no_consolidation": None if nc is None else {"rule": _rate(_counts(nc.results, "rule")),
+                                                     "exception": _rate(_counts(nc.results, "exception"))},
+        "exception_loss": lost,
+        "background_ops": by["main"].costs_ingest.get("background_ops", 0.0)
+        + by["main"].costs_probe.get("background_ops", 0.0),
+    }
+
+
+def _score_m6(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M6: valid retention and non-use of revoked or expired memories."""
+    res = by["main"].results
+    valid = _rate(_counts(res, "valid"))
+    nonuse = _rate((sum(_counts(res, s)[0] for s in ("expired_current", "revoked")),
+                    sum(_counts(res, s)[1] for s in ("expired_current", "revoked"))))
+    out["score"] = None if valid is None or nonuse is None else (valid + nonuse) / 2
+    scored = [r for r in res if r.probe.stratum != "expired_historical"]
+    out["correct"], out["total"] = _counts(scored)
+    out["components"] = {"valid_retention": valid, "revoked_expired_non_use": nonuse}
+    out["features"] = {"revoked_non_use": _rate(_counts(res, "revoked")),
+                       "expired_non_use": _rate(_counts(res, "expired_current")),
+                       "expired_historical_recall": _rate(_counts(res, "expired_historical")),
+                       "collateral_loss": None if valid is None else 1 - valid,
+                       "note": "output tests cannot prove secure deletion"}
+
+
+def _score_m7(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M7: accuracy under interference against the clean twin."""
+    inter = _counts(by["interference"].results)
+    clean = _counts(by["clean"].results)
+    out["correct"], out["total"] = inter
+    out["score"] = _rate(inter)
+    ci, cc = _rate(inter), _rate(clean)
+    out["components"] = {"interference": ci, "clean": cc}
+    out["features"] = {"clean_accuracy": cc, "interference_accuracy": ci,
+                       "signed_difference": None if ci is None or cc is None else ci - cc}
+
+
+def _score_m8(env: MemoryEnvironment, by: dict[str, ArmResult], out: dict[str, Any]) -> None:
+    """M8: the memory curve Q_M over the load grid, with costs and diagnostics per load."""
+    points: dict[int, MemoryPoint] = {}
+    costs: dict[int, dict[str, float]] = {}
+    diag: dict[int, dict[str, dict[str, int]]] = {}
+    assert env.grid is not None
+    for n in env.grid:
+        main = by[f"N={n}"]
+        res = main.results
+        clean_arm = by.get(f"N={n}/clean")
+        lures = [r.outcome for r in res if r.probe.stratum == "f"]
+        points[n] = MemoryPoint.from_counts(
+            r=_counts(res, "r"), t=_counts(res, "t"), s=_counts(res, "s"), u=_counts(res, "u"),
+            i=_counts(res, "i"), lures=lure_counts(lures),
+            clean_i=None if clean_arm is None else _counts(clean_arm.results, "clean_i"))
+        c = {f"ingest.{k}": v for k, v in main.costs_ingest.items()}
+        c.update({f"probe.{k}": v for k, v in main.costs_probe.items()})
+        c.update({f"wall.{k}": v for k, v in main.wall.items()})
+        c["events"] = main.events
+        c["ticks"] = main.ticks
+        if clean_arm is not None:  # the paired clean twin is a second fresh agent with its own costs
+            c.update({f"clean.ingest.{k}": v for k, v in clean_arm.costs_ingest.items()})
+            c.update({f"clean.probe.{k}": v for k, v in clean_arm.costs_probe.items()})
+            c.update({f"clean.wall.{k}": v for k, v in clean_arm.wall.items()})
+            c["clean.events"] = clean_arm.events
+        costs[n] = c
+        diag[n] = {"u": _diagnose([r for r in res if r.probe.stratum == "u"]),
+                   "s": _diagnose([r for r in res if r.probe.stratum == "s"])}
+    curve = memory_curve(list(env.grid), points)
+    out["points"] = points
+    out["costs_by_load"] = costs
+    out["diagnostics"] = diag
+    out["score"] = curve.mean_q_m
+    out["correct"] = out["total"] = None
+    out["components"] = {str(n): q for n, q in curve.q_m.items()}
+    out["features"] = {"q_m_curve": {str(n): q for n, q in curve.q_m.items()}, "eimc": curve.eimc,
+                       "status": curve.status, "sustained_prefix_eimc": curve.sustained_prefix_eimc,
+                       "nonmonotone": curve.nonmonotone, "delay_ticks": env.params["delay_ticks"]}
+
+
+_PANEL_SCORERS: dict[str, Callable[[MemoryEnvironment, dict[str, ArmResult], dict[str, Any]], None]] = {
+    "m1": _score_m1,
+    "m2": _score_m2,
+    "m3": _score_m3,
+    "m4": _score_m4,
+    "m5": _score_m5,
+    "m6": _score_m6,
+    "m7": _score_m7,
+    "m8": _score_m8,
+}
+"""Each memory test's scoring, by panel id."""
+
+
 def score_panel(env: MemoryEnvironment, arms: Sequence[ArmResult]) -> dict[str, Any]:
     """One trajectory's task score, raw counts, components and behavioural features for one panel."""
     by = {a.arm.name: a for a in arms}
@@ -256,143 +430,9 @@ def score_panel(env: MemoryEnvironment, arms: Sequence[ArmResult]) -> dict[str, 
         out["outcomes"][a.arm.name] = _outcomes(a.results)
     pre_exposure: Counter[str] = Counter(r.outcome.value for a in arms for r in a.pre_exposure)
     out["pre_exposure"] = dict(sorted(pre_exposure.items()))
-    if p == "m1":
-        res = by["main"].results
-        acc = {d: _rate(_counts(res, f"delay_{d}")) for d in env.params["delays"]}
-        out["components"] = {f"delay_{d}": v for d, v in acc.items()}
-        vals = [v for v in acc.values() if v is not None]
-        out["score"] = sum(vals) / len(vals) if len(vals) == len(acc) else None
-        out["correct"], out["total"] = _counts(res)
-        out["features"] = {"retention_curve": acc, "forgetting_slope_per_log10_events": _ols_slope(
-            [math.log10(1 + d) for d in acc], [acc[d] or 0.0 for d in acc])}
-    elif p == "m2":
-        res = by["main"].results
-        out["correct"], out["total"] = _counts(res)
-        out["score"] = _rate((out["correct"], out["total"]))
-        out["components"] = {"order": _rate(_counts(res, "order")), "asof": _rate(_counts(res, "asof"))}
-        err: dict[str, Any] = {}
-        for name, f in (("ingestion_conflict", lambda m: m.get("ingestion_conflict")),
-                        ("recency", lambda m: m.get("recency")),
-                        ("lag", lambda m: None if "lag_days" not in m else
-                         ("<1y" if m["lag_days"] < 365 else "1-3y" if m["lag_days"] < 1095 else ">3y"))):
-            groups: dict[str, list[int]] = defaultdict(list)
-            for r in res:
-                g = f(r.probe.meta)
-                if g is not None:
-                    groups[str(g)].append(0 if r.outcome.success else 1)
-            err[name] = {g: sum(v) / len(v) for g, v in sorted(groups.items())}
-        out["features"] = {"temporal_error_by": err}
-    elif p == "m3":
-        res = by["main"].results
-        out["correct"], out["total"] = _counts(res)
-        out["score"] = _rate((out["correct"], out["total"]))
-        out["components"] = {s: _rate(_counts(res, s)) for s in sorted({r.probe.stratum for r in res})}
-        corr = [r for r in res if r.probe.stratum == "correction_current"]
-        stale = sum(1 for r in corr if _answered(r) == r.probe.meta["first_value"].casefold())
-        lower = [r for r in res if r.probe.stratum == "lower_authority_current"]
-        accepted = sum(1 for r in lower if _answered(r) == r.probe.meta["second_value"].casefold())
-        lat: dict[str, list[int]] = defaultdict(list)
-        for r in corr:
-            g = r.probe.meta["events_since_second"]
-            lat["<10 events" if g < 10 else "10-29 events" if g < 30 else ">=30 events"].append(int(r.outcome.success))
-        out["features"] = {"stale_fact_persistence": stale / len(corr) if corr else None,
-                           "lower_authority_acceptance": accepted / len(lower) if lower else None,
-                           "revision_accuracy_by_events_since_correction": {k: sum(v) / len(v) for k, v in sorted(lat.items())}}
-    elif p == "m4":
-        res = by["main"].results
-        out["correct"], out["total"] = _counts(res)
-        out["score"] = _rate((out["correct"], out["total"]))
-        out["components"] = {s: _rate(_counts(res, s)) for s in ("single", "repeated", "cross_source", "hypothesis")}
-        content_ok = [r for r in res if r.parsed.valid and not r.parsed.abstain and r.probe.key.answer
-                      and (r.parsed.answer or "").strip().casefold() == r.probe.key.answer.casefold()]
-        confusion = sum(1 for r in content_ok if tuple(sorted(r.parsed.sources or ())) != r.probe.key.sources)
-        hyp = [r for r in content_ok if r.probe.key.status == "hypothesis"]
-        out["features"] = {"content_only_rate": len(content_ok) / len(res) if res else None,
-                           "source_confusion_rate": confusion / len(content_ok) if content_ok else None,
-                           "hypothesis_as_fact_rate": (sum(1 for r in hyp if (r.parsed.status or "") != "hypothesis")
-                                                       / len(hyp)) if hyp else None}
-    elif p == "m5":
-        res = by["main"].results
-        post = [r for r in res if r.probe.checkpoint == "post"]
-        pre = [r for r in res if r.probe.checkpoint == "pre"]
-        rule, exc = _rate(_counts(post, "rule")), _rate(_counts(post, "exception"))
-        out["score"] = None if rule is None or exc is None else (rule + exc) / 2
-        out["correct"], out["total"] = _counts(post)
-        out["components"] = {"rule": rule, "exception": exc}
-        nc = by.get("no_consolidation")
-        pre_score = [_rate(_counts(pre, "rule")), _rate(_counts(pre, "exception"))]
-        exc_pre = {r.probe.probe_id.replace("-pre-", "-"): r.outcome.success for r in pre if r.probe.stratum == "exception"}
-        exc_post = {r.probe.probe_id.replace("-post-", "-"): r.outcome.success for r in post if r.probe.stratum == "exception"}
-        lost = sum(1 for k, v in exc_pre.items() if v and not exc_post.get(k, False))
-        out["features"] = {
-            "pre_consolidation": {"rule": pre_score[0], "exception": pre_score[1]},
-            "post_consolidation": {"rule": rule, "exception": exc},
-            "no_consolidation": None if nc is None else {"rule": _rate(_counts(nc.results, "rule")),
-                                                         "exception": _rate(_counts(nc.results, "exception"))},
-            "exception_loss": lost,
-            "background_ops": by["main"].costs_ingest.get("background_ops", 0.0)
-            + by["main"].costs_probe.get("background_ops", 0.0),
-        }
-    elif p == "m6":
-        res = by["main"].results
-        valid = _rate(_counts(res, "valid"))
-        nonuse = _rate((sum(_counts(res, s)[0] for s in ("expired_current", "revoked")),
-                        sum(_counts(res, s)[1] for s in ("expired_current", "revoked"))))
-        out["score"] = None if valid is None or nonuse is None else (valid + nonuse) / 2
-        scored = [r for r in res if r.probe.stratum != "expired_historical"]
-        out["correct"], out["total"] = _counts(scored)
-        out["components"] = {"valid_retention": valid, "revoked_expired_non_use": nonuse}
-        out["features"] = {"revoked_non_use": _rate(_counts(res, "revoked")),
-                           "expired_non_use": _rate(_counts(res, "expired_current")),
-                           "expired_historical_recall": _rate(_counts(res, "expired_historical")),
-                           "collateral_loss": None if valid is None else 1 - valid,
-                           "note": "output tests cannot prove secure deletion"}
-    elif p == "m7":
-        inter = _counts(by["interference"].results)
-        clean = _counts(by["clean"].results)
-        out["correct"], out["total"] = inter
-        out["score"] = _rate(inter)
-        ci, cc = _rate(inter), _rate(clean)
-        out["components"] = {"interference": ci, "clean": cc}
-        out["features"] = {"clean_accuracy": cc, "interference_accuracy": ci,
-                           "signed_difference": None if ci is None or cc is None else ci - cc}
-    elif p == "m8":
-        points: dict[int, MemoryPoint] = {}
-        costs: dict[int, dict[str, float]] = {}
-        diag: dict[int, dict[str, dict[str, int]]] = {}
-        assert env.grid is not None
-        for n in env.grid:
-            main = by[f"N={n}"]
-            res = main.results
-            clean_arm = by.get(f"N={n}/clean")
-            lures = [r.outcome for r in res if r.probe.stratum == "f"]
-            points[n] = MemoryPoint.from_counts(
-                r=_counts(res, "r"), t=_counts(res, "t"), s=_counts(res, "s"), u=_counts(res, "u"),
-                i=_counts(res, "i"), lures=lure_counts(lures),
-                clean_i=None if clean_arm is None else _counts(clean_arm.results, "clean_i"))
-            c = {f"ingest.{k}": v for k, v in main.costs_ingest.items()}
-            c.update({f"probe.{k}": v for k, v in main.costs_probe.items()})
-            c.update({f"wall.{k}": v for k, v in main.wall.items()})
-            c["events"] = main.events
-            c["ticks"] = main.ticks
-            if clean_arm is not None:  # the paired clean twin is a second fresh agent with its own costs
-                c.update({f"clean.ingest.{k}": v for k, v in clean_arm.costs_ingest.items()})
-                c.update({f"clean.probe.{k}": v for k, v in clean_arm.costs_probe.items()})
-                c.update({f"clean.wall.{k}": v for k, v in clean_arm.wall.items()})
-                c["clean.events"] = clean_arm.events
-            costs[n] = c
-            diag[n] = {"u": _diagnose([r for r in res if r.probe.stratum == "u"]),
-                       "s": _diagnose([r for r in res if r.probe.stratum == "s"])}
-        curve = memory_curve(list(env.grid), points)
-        out["points"] = points
-        out["costs_by_load"] = costs
-        out["diagnostics"] = diag
-        out["score"] = curve.mean_q_m
-        out["correct"] = out["total"] = None
-        out["components"] = {str(n): q for n, q in curve.q_m.items()}
-        out["features"] = {"q_m_curve": {str(n): q for n, q in curve.q_m.items()}, "eimc": curve.eimc,
-                           "status": curve.status, "sustained_prefix_eimc": curve.sustained_prefix_eimc,
-                           "nonmonotone": curve.nonmonotone, "delay_ticks": env.params["delay_ticks"]}
+    scorer = _PANEL_SCORERS.get(p)
+    if scorer is not None:
+        scorer(env, by, out)
     return out
 
 

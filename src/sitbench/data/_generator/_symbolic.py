@@ -202,6 +202,167 @@ class _Keys:
         return f"{prefix}{self.n}"
 
 
+def _plan_sessions(rng: random.Random, reg: RegistryBuilder, objects: list[str], colleagues: list[str],
+                   checkpoints: list[dt.date]) -> list[Session]:
+    """The shared session slots (same colleague, date and object for both members), each with two nicknames,
+    numbered in the order they happened."""
+    t0, t1, t2, t3, t4 = checkpoints
+    windows = [(t0 + dt.timedelta(days=90), t1), (t0 + dt.timedelta(days=90), t1), (t1, t2), (t2, t3),
+               (t3, t4 - dt.timedelta(days=20))]
+    sessions = []
+    for i, obj in enumerate(objects):
+        lo, hi = windows[i % len(windows)]
+        nicks = []
+        for _ in range(2):
+            for _attempt in range(200):
+                nick = f"{rng.choice(V.NICKNAME_HEADS)} {rng.choice(V.NICKNAME_TAILS)}"
+                if reg.form_owner(nick) is None and nick not in nicks:
+                    break
+            else:
+                raise Rejected("pool_exhausted", "no unused nickname")
+            nicks.append(nick)
+        props = tuple(reg.add("project", "project_nickname", "project.nickname", obj, n,
+                              f"The {obj} is nicknamed {n}.", [n]) for n in nicks)
+        sessions.append(Session(_day(rng, lo + dt.timedelta(days=1), hi - dt.timedelta(days=10)),
+                                colleagues[i % 2], obj, (nicks[0], nicks[1]), props, ""))  # type: ignore[arg-type]
+    # Session ids count the sessions in the order they happened.
+    sessions.sort(key=lambda s: (s.t, s.obj))
+    for i, session in enumerate(sessions):
+        session.session_id = f"S{i + 1}"
+
+    return sessions
+
+
+def _plan_beliefs(rng: random.Random, reg: RegistryBuilder, key: _Keys, belief_topics: list[V.BeliefTopic],
+                  members: tuple[Member, Member], checkpoints: list[dt.date], first_view: dt.date) -> None:
+    """Beliefs: the same topics for both members, different histories; every member changes its mind at least
+    once."""
+    t0, t1, _t2, t3, _t4 = checkpoints
+    for belief in belief_topics:
+        stance_props = [reg.add("belief", "stance", f"belief.{belief.keyword.replace(' ', '-')}", "self", text,
+                                f"The identity holds that {text}.", [f"{belief.keyword} + {cue}"])
+                        for text, cue in belief.stances]
+        change = reg.add("belief", "stance_change", f"belief.{belief.keyword.replace(' ', '-')}.change", "self",
+                         f"changed mind about {belief.topic}", f"The identity changed its mind about {belief.topic}.",
+                         [f"used to think + {belief.keyword}", f"changed my mind about + {belief.keyword}"])
+        # Both first views must exist when they are formed; a later stance may only be changed to.
+        change_from = t1 + dt.timedelta(days=10)
+        early = [i for i in range(len(stance_props)) if belief.stance_since(i) <= first_view.year]
+        later = [i for i in range(len(stance_props)) if i not in early and belief.stance_since(i) <= change_from.year]
+        if len(early) < 2:
+            raise Rejected("anachronism", f"fewer than two stances on {belief.topic} existed by {first_view.year}")
+        rng.shuffle(early)
+        rng.shuffle(later)
+        order = early + later
+        seqs = [[order[0], order[1]], [order[1], order[0]]]
+        if len(order) > 2 and rng.random() < 0.5:
+            seqs[1] = [order[0], order[2]]
+        for m, member in enumerate(members):
+            first_t = _day(rng, first_view, t0 - dt.timedelta(days=20))
+            change_t = _day(rng, change_from, t3 - dt.timedelta(days=10))
+            k0, k1 = key("B"), key("B")
+            stances = [stance_props[i] for i in seqs[m]]
+            member.beliefs.append(BeliefPlan(belief, stances, [first_t, change_t], [k0, k1], change))
+            member.events.append(SymEvent(k0, first_t, EventKind.BELIEF, [SignedProp(prop_id=stances[0])],
+                                          text=f"belief:first:{belief.stances[seqs[m][0]][0]}"))
+            member.events.append(SymEvent(k1, change_t, EventKind.BELIEF,
+                                          [SignedProp(prop_id=stances[1]), SignedProp(prop_id=change)],
+                                          retracts=[stances[0]], source=k0,
+                                          text=f"belief:change:{belief.stances[seqs[m][1]][0]}"))
+
+
+
+@dataclass(frozen=True)
+class _PairDraws:
+    """What a pair's plan drew for both members, from which each member's private history is built."""
+
+    checkpoints: list[dt.date]
+    start: dt.date
+    scale: Scale
+    cities: list[str]
+    city_props: list[str]
+    employers: list[str]
+    emp_props: list[str]
+    fields: list[V.Field]
+    field_props: list[str]
+    topics: list[V.Topic]
+    topic_props: Callable[[V.Topic], tuple[str, str]]
+    skills: list[tuple[str, str]]
+    plans: list[V.Plan]
+    sessions: list[Session]
+    sibling: tuple[str, str]
+    friend: str
+
+
+def _plan_member(rng: random.Random, reg: RegistryBuilder, key: _Keys, m: int, member: Member,
+                 draws: _PairDraws) -> None:
+    """One member's private history: moves, jobs, acquisitions, a skill, the close friend, secrets and sessions."""
+    t0, t1, t2, t3, t4 = draws.checkpoints
+    start, scale, cities, city_props = draws.start, draws.scale, draws.cities, draws.city_props
+    employers, emp_props, fields, field_props = draws.employers, draws.emp_props, draws.fields, draws.field_props
+    topics, topic_props, skills, plans = draws.topics, draws.topic_props, draws.skills, draws.plans
+    sessions, sibling, friend = draws.sessions, draws.sibling, draws.friend
+    own_cities = cities[m * scale.cities:(m + 1) * scale.cities]
+    move_windows = [(t0 + dt.timedelta(days=5), start - dt.timedelta(days=2)), (t1, t2), (t2, t3)]
+    for c, city in enumerate(own_cities):
+        lo, hi = move_windows[c % 3]
+        member.cities.append((city, city_props[cities.index(city)], _day(rng, lo, hi), key("R")))
+    job_dates = [start, _day(rng, member.cities[-1][2] + dt.timedelta(days=3), t3 - dt.timedelta(days=2))
+                 if len(member.cities) > 2 else _day(rng, t2, t3)]
+    for j in range(2):
+        e = 2 * m + j
+        f = fields[2 * m + (j if rng.random() < 0.6 else 0)]
+        fp = field_props[fields.index(f)]
+        k = key("J")
+        member.jobs.append((employers[e], emp_props[e], f.value, fp, job_dates[j], k))
+        member.events.append(SymEvent(k, job_dates[j], EventKind.EPISODIC,
+                                      [SignedProp(prop_id=emp_props[e]), SignedProp(prop_id=fp)],
+                                      text=f"job:{j}:{employers[e]}:{f.phrase}"))
+    _end_first_job_and_give_reasons(rng, key, member)
+    own_topics = topics[m * scale.topics:(m + 1) * scale.topics]
+    span = (t4 - dt.timedelta(days=40) - (t0 + dt.timedelta(days=100))).days
+    for i, topic in enumerate(own_topics):
+        knows, world = topic_props(topic)
+        t = t0 + dt.timedelta(days=100 + (span * (i + rng.random())) // len(own_topics))
+        source_t = t - dt.timedelta(days=rng.randrange(20, 90))
+        prov = say.PROVENANCES[(i + m * 3 + rng.randrange(8)) % 8]
+        sk, ak = key("Q"), key("A")
+        member.acquired.append(Acquired(topic, knows, world, t, source_t, prov, sk, ak))
+        member.events.append(SymEvent(sk, source_t, EventKind.EPISODIC, provenance=_PROV[prov],
+                                      text=f"source:{prov}:{topic.discipline}"))
+        member.events.append(SymEvent(ak, t, EventKind.ACQUISITION, [SignedProp(prop_id=knows)],
+                                      provenance=_PROV[prov], source=sk,
+                                      text=f"acq:{prov}:{topic.discipline}:{topic.topic}"))
+    skill_name, skill_form = skills[m]
+    sp = reg.add("skill", "has_skill", "skill.practical", "self", skill_name,
+                 f"The identity is qualified in {skill_name}.", [skill_form], eq=skill_form.replace(" ", "-"))
+    st = _day(rng, t0, t4 - dt.timedelta(days=10))
+    k = key("K")
+    member.skill = (skill_name, sp, st, k)
+    member.events.append(SymEvent(k, st, EventKind.SKILL, [SignedProp(prop_id=sp)], provenance=Provenance.TRAINING,
+                                  text=f"skill:{skill_name}"))
+    member.close_friend_t = _day(rng, t1 + dt.timedelta(days=10), t2 - dt.timedelta(days=10))
+    member.events.append(SymEvent(key("T"), member.close_friend_t, EventKind.RELATIONSHIP, participants=[_id(friend)],
+                                  disclosure=Tier.ACQUAINTANCE, text=f"transition:{friend}"))
+    for s, plan in enumerate(plans[m * scale.secrets:(m + 1) * scale.secrets]):
+        prop = reg.add("plans", "plans", f"plans.{plan.forms[0].replace(' ', '-')}", "self", plan.value,
+                       f"The identity is privately considering this: {plan.value}.", list(plan.forms))
+        confidant = sibling[0] if s % 2 == 0 else friend
+        lo = t1 + dt.timedelta(days=20) if confidant == sibling[0] else member.close_friend_t + dt.timedelta(days=5)
+        t = _day(rng, lo, t4 - dt.timedelta(days=15))
+        k = key("C")
+        member.secrets.append(Secret(plan, prop, t, confidant, k))
+        member.events.append(SymEvent(k, t, EventKind.RELATIONSHIP, [SignedProp(prop_id=prop)],
+                                      participants=[_id(confidant)], disclosure=Tier.CONFIDANT,
+                                      text=f"secret:{confidant}:{plan.confided}"))
+    for session in sessions:
+        k = key("H")
+        member.events.append(SymEvent(k, session.t, EventKind.SESSION, [SignedProp(prop_id=session.props[m])],
+                                      participants=[_id(session.colleague)], provenance=Provenance.CONVERSATION,
+                                      disclosure=Tier.COLLEAGUE, session_id=session.session_id,
+                                      text=f"session:{session.colleague}:{session.obj}:{session.nick[m]}"))
+
+
 def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]], scale: Scale) -> PairPlan:
     """Draw a pair's shared invariants and both private histories (symbolic; no text yet)."""
     key = _Keys()
@@ -213,7 +374,7 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
     y0 = birth.year + 23 + rng.randrange(0, 3)
     gap = rng.choice((3, 4))
     checkpoints = [dt.date(y0 + k * gap, 6, 1) for k in range(5)]
-    t0, t1, t2, t3, t4 = checkpoints
+    t0, _t1, t2, t3, _t4 = checkpoints
     grad = dt.date(y0, 5, rng.randrange(5, 28))
     start = t0 + dt.timedelta(days=rng.randrange(25, 60))
     promotion = _day(rng, t2 + dt.timedelta(days=30), t3 - dt.timedelta(days=30))
@@ -278,124 +439,15 @@ def plan_pair(rng: random.Random, reg: RegistryBuilder, used: dict[str, set[str]
     skills = rng.sample(SKILLS, 2)
     objects = _pick_disjoint(rng, list(V.PROJECT_OBJECTS), scale.sessions, tokens, set())
 
-    # Sessions: shared slots (same colleague, date, object), different nicknames.
-    windows = [(t0 + dt.timedelta(days=90), t1), (t0 + dt.timedelta(days=90), t1), (t1, t2), (t2, t3),
-               (t3, t4 - dt.timedelta(days=20))]
-    sessions = []
-    for i, obj in enumerate(objects):
-        lo, hi = windows[i % len(windows)]
-        nicks = []
-        for _ in range(2):
-            for _attempt in range(200):
-                nick = f"{rng.choice(V.NICKNAME_HEADS)} {rng.choice(V.NICKNAME_TAILS)}"
-                if reg.form_owner(nick) is None and nick not in nicks:
-                    break
-            else:
-                raise Rejected("pool_exhausted", "no unused nickname")
-            nicks.append(nick)
-        props = tuple(reg.add("project", "project_nickname", "project.nickname", obj, n,
-                              f"The {obj} is nicknamed {n}.", [n]) for n in nicks)
-        sessions.append(Session(_day(rng, lo + dt.timedelta(days=1), hi - dt.timedelta(days=10)),
-                                colleagues[i % 2], obj, (nicks[0], nicks[1]), props, ""))  # type: ignore[arg-type]
-    # Session ids count the sessions in the order they happened.
-    sessions.sort(key=lambda s: (s.t, s.obj))
-    for i, session in enumerate(sessions):
-        session.session_id = f"S{i + 1}"
+    sessions = _plan_sessions(rng, reg, objects, colleagues, checkpoints)
 
     members = (Member(), Member())
+    draws = _PairDraws(checkpoints, start, scale, cities, city_props, employers, emp_props, fields, field_props, topics,
+                       topic_props, skills, plans, sessions, sibling, friend)
     for m, member in enumerate(members):
-        own_cities = cities[m * scale.cities:(m + 1) * scale.cities]
-        move_windows = [(t0 + dt.timedelta(days=5), start - dt.timedelta(days=2)), (t1, t2), (t2, t3)]
-        for c, city in enumerate(own_cities):
-            lo, hi = move_windows[c % 3]
-            member.cities.append((city, city_props[cities.index(city)], _day(rng, lo, hi), key("R")))
-        job_dates = [start, _day(rng, member.cities[-1][2] + dt.timedelta(days=3), t3 - dt.timedelta(days=2))
-                     if len(member.cities) > 2 else _day(rng, t2, t3)]
-        for j in range(2):
-            e = 2 * m + j
-            f = fields[2 * m + (j if rng.random() < 0.6 else 0)]
-            fp = field_props[fields.index(f)]
-            k = key("J")
-            member.jobs.append((employers[e], emp_props[e], f.value, fp, job_dates[j], k))
-            member.events.append(SymEvent(k, job_dates[j], EventKind.EPISODIC,
-                                          [SignedProp(prop_id=emp_props[e]), SignedProp(prop_id=fp)],
-                                          text=f"job:{j}:{employers[e]}:{f.phrase}"))
-        _end_first_job_and_give_reasons(rng, key, member)
-        own_topics = topics[m * scale.topics:(m + 1) * scale.topics]
-        span = (t4 - dt.timedelta(days=40) - (t0 + dt.timedelta(days=100))).days
-        for i, topic in enumerate(own_topics):
-            knows, world = topic_props(topic)
-            t = t0 + dt.timedelta(days=100 + (span * (i + rng.random())) // len(own_topics))
-            source_t = t - dt.timedelta(days=rng.randrange(20, 90))
-            prov = say.PROVENANCES[(i + m * 3 + rng.randrange(8)) % 8]
-            sk, ak = key("Q"), key("A")
-            member.acquired.append(Acquired(topic, knows, world, t, source_t, prov, sk, ak))
-            member.events.append(SymEvent(sk, source_t, EventKind.EPISODIC, provenance=_PROV[prov],
-                                          text=f"source:{prov}:{topic.discipline}"))
-            member.events.append(SymEvent(ak, t, EventKind.ACQUISITION, [SignedProp(prop_id=knows)],
-                                          provenance=_PROV[prov], source=sk,
-                                          text=f"acq:{prov}:{topic.discipline}:{topic.topic}"))
-        skill_name, skill_form = skills[m]
-        sp = reg.add("skill", "has_skill", "skill.practical", "self", skill_name,
-                     f"The identity is qualified in {skill_name}.", [skill_form], eq=skill_form.replace(" ", "-"))
-        st = _day(rng, t0, t4 - dt.timedelta(days=10))
-        k = key("K")
-        member.skill = (skill_name, sp, st, k)
-        member.events.append(SymEvent(k, st, EventKind.SKILL, [SignedProp(prop_id=sp)], provenance=Provenance.TRAINING,
-                                      text=f"skill:{skill_name}"))
-        member.close_friend_t = _day(rng, t1 + dt.timedelta(days=10), t2 - dt.timedelta(days=10))
-        member.events.append(SymEvent(key("T"), member.close_friend_t, EventKind.RELATIONSHIP, participants=[_id(friend)],
-                                      disclosure=Tier.ACQUAINTANCE, text=f"transition:{friend}"))
-        for s, plan in enumerate(plans[m * scale.secrets:(m + 1) * scale.secrets]):
-            prop = reg.add("plans", "plans", f"plans.{plan.forms[0].replace(' ', '-')}", "self", plan.value,
-                           f"The identity is privately considering this: {plan.value}.", list(plan.forms))
-            confidant = sibling[0] if s % 2 == 0 else friend
-            lo = t1 + dt.timedelta(days=20) if confidant == sibling[0] else member.close_friend_t + dt.timedelta(days=5)
-            t = _day(rng, lo, t4 - dt.timedelta(days=15))
-            k = key("C")
-            member.secrets.append(Secret(plan, prop, t, confidant, k))
-            member.events.append(SymEvent(k, t, EventKind.RELATIONSHIP, [SignedProp(prop_id=prop)],
-                                          participants=[_id(confidant)], disclosure=Tier.CONFIDANT,
-                                          text=f"secret:{confidant}:{plan.confided}"))
-        for session in sessions:
-            k = key("H")
-            member.events.append(SymEvent(k, session.t, EventKind.SESSION, [SignedProp(prop_id=session.props[m])],
-                                          participants=[_id(session.colleague)], provenance=Provenance.CONVERSATION,
-                                          disclosure=Tier.COLLEAGUE, session_id=session.session_id,
-                                          text=f"session:{session.colleague}:{session.obj}:{session.nick[m]}"))
+        _plan_member(rng, reg, key, m, member, draws)
 
-    # Beliefs: the same topics for both members, different histories; every member changes its mind at least once.
-    for belief in belief_topics:
-        stance_props = [reg.add("belief", "stance", f"belief.{belief.keyword.replace(' ', '-')}", "self", text,
-                                f"The identity holds that {text}.", [f"{belief.keyword} + {cue}"])
-                        for text, cue in belief.stances]
-        change = reg.add("belief", "stance_change", f"belief.{belief.keyword.replace(' ', '-')}.change", "self",
-                         f"changed mind about {belief.topic}", f"The identity changed its mind about {belief.topic}.",
-                         [f"used to think + {belief.keyword}", f"changed my mind about + {belief.keyword}"])
-        # Both first views must exist when they are formed; a later stance may only be changed to.
-        change_from = t1 + dt.timedelta(days=10)
-        early = [i for i in range(len(stance_props)) if belief.stance_since(i) <= first_view.year]
-        later = [i for i in range(len(stance_props)) if i not in early and belief.stance_since(i) <= change_from.year]
-        if len(early) < 2:
-            raise Rejected("anachronism", f"fewer than two stances on {belief.topic} existed by {first_view.year}")
-        rng.shuffle(early)
-        rng.shuffle(later)
-        order = early + later
-        seqs = [[order[0], order[1]], [order[1], order[0]]]
-        if len(order) > 2 and rng.random() < 0.5:
-            seqs[1] = [order[0], order[2]]
-        for m, member in enumerate(members):
-            first_t = _day(rng, first_view, t0 - dt.timedelta(days=20))
-            change_t = _day(rng, change_from, t3 - dt.timedelta(days=10))
-            k0, k1 = key("B"), key("B")
-            stances = [stance_props[i] for i in seqs[m]]
-            member.beliefs.append(BeliefPlan(belief, stances, [first_t, change_t], [k0, k1], change))
-            member.events.append(SymEvent(k0, first_t, EventKind.BELIEF, [SignedProp(prop_id=stances[0])],
-                                          text=f"belief:first:{belief.stances[seqs[m][0]][0]}"))
-            member.events.append(SymEvent(k1, change_t, EventKind.BELIEF,
-                                          [SignedProp(prop_id=stances[1]), SignedProp(prop_id=change)],
-                                          retracts=[stances[0]], source=k0,
-                                          text=f"belief:change:{belief.stances[seqs[m][1]][0]}"))
+    _plan_beliefs(rng, reg, key, belief_topics, members, checkpoints, first_view)
 
     unacquired = [(t, *topic_props(t)) for t in topics[2 * scale.topics:]]
     conf_cities = [(c, city_props[cities.index(c)]) for c in cities[2 * scale.cities:]]

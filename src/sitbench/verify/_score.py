@@ -342,13 +342,6 @@ def _check_disclosure(observation: Observation, contract: Contract, support: Sup
     return _OK
 
 
-def date_agrees(stated: str, onset: dt.date) -> bool:
-    """Whether a stated ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` date names the day ``onset`` at its precision."""
-    parts = stated.split("-")
-    return parts[0] == f"{onset.year:04d}" and (len(parts) < 2 or parts[1] == f"{onset.month:02d}") and (
-        len(parts) < 3 or parts[2] == f"{onset.day:02d}")
-
-
 def stated_interval(stated: str) -> tuple[dt.date, dt.date]:
     """The days a stated ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` date covers: a year is the whole year."""
     parts = [int(p) for p in stated.split("-")]
